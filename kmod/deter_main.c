@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * deter.ko: deterministic TCP record and replay.
+ *
+ * This file only registers deter with the TCP stack and tears it down;
+ * each subsystem lives in its own file:
+ *
+ *   deter_conn.c     per-connection lifetime and counters
+ *   deter_sample.c   rate-based send-time sampling (DETER Algorithm 1)
+ *   deter_ipid.c     IP ID arithmetic for drop/reorder detection
+ *
+ * Loading the module publishes deter_tcp_ops through the hooks added by
+ * patches/ (CONFIG_TCP_DETER), which flips their static key; unloading
+ * withdraws the table and waits for hooks in flight.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <net/deter.h>
+
+#include "../include/deter_abi.h"
+#include "deter_conn.h"
+
+static struct dentry *deter_debugfs_dir;
+
+static const struct deter_ops deter_tcp_ops = {
+	.sk_init	= deter_conn_sk_init,
+	.sk_clone	= deter_conn_sk_clone,
+	.sk_destroy	= deter_conn_sk_destroy,
+	.owner		= THIS_MODULE,
+};
+
+static int __init deter_init(void)
+{
+	int err;
+
+	deter_debugfs_dir = debugfs_create_dir("deter", NULL);
+	deter_conn_debugfs_init(deter_debugfs_dir);
+
+	err = deter_register_ops(&deter_tcp_ops);
+	if (err) {
+		pr_err("cannot register TCP hooks: %d\n", err);
+		goto err_debugfs;
+	}
+	pr_info("loaded, format version %d\n", DETER_ABI_VERSION);
+	return 0;
+
+err_debugfs:
+	debugfs_remove(deter_debugfs_dir);
+	return err;
+}
+
+static void __exit deter_exit(void)
+{
+	deter_unregister_ops(&deter_tcp_ops);
+	debugfs_remove(deter_debugfs_dir);
+	pr_info("unloaded\n");
+}
+
+module_init(deter_init);
+module_exit(deter_exit);
+
+MODULE_DESCRIPTION("deter: deterministic TCP record and replay");
+MODULE_AUTHOR("deter developers");
+MODULE_LICENSE("GPL");

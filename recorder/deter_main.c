@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * deter: the command-line front end.
+ *
+ *   deter [--help | --version] COMMAND [ARGS]
+ *
+ * Dispatches to one subcommand per job: record (arm deter.ko and write
+ * per-connection logs), ls and show (find and read them), replay
+ * (re-execute one connection on a two-host testbed). Each subcommand owns
+ * its options and --help. Exit status: 0 ok, 1 failure, 2 usage.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "deter_abi.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifndef DETER_VERSION
+#define DETER_VERSION "0.1.0"
+#endif
+
+struct deter_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);	/* argv[0] is the command */
+	void (*usage)(FILE *f);			/* its --help */
+};
+
+static const char *prog = "deter";
+
+static void deter_usage(FILE *f);
+
+static void __attribute__((format(printf, 1, 2))) deter_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	exit(2);
+}
+
+/* A subcommand that a later stage of the project provides. */
+static int deter_cmd_pending(const char *name, int argc, char **argv,
+			     void (*usage)(FILE *f))
+{
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "%s: %s: not implemented in this version\n", prog, name);
+	return 1;
+}
+
+#define DETER_PENDING_CMD(cmd)						\
+static void deter_usage_##cmd(FILE *f)					\
+{									\
+	fprintf(f, "usage: %s " #cmd " ...\n\n"				\
+		"'%s " #cmd "' is not implemented in this version.\n",	\
+		prog, prog);						\
+}									\
+static int deter_cmd_##cmd(int argc, char **argv)			\
+{									\
+	return deter_cmd_pending(#cmd, argc, argv, deter_usage_##cmd);	\
+}
+
+DETER_PENDING_CMD(record)
+DETER_PENDING_CMD(ls)
+DETER_PENDING_CMD(show)
+DETER_PENDING_CMD(replay)
+
+static void deter_version(void)
+{
+	printf("deter %s (log format %d, zstd %s)\n", DETER_VERSION,
+	       DETER_ABI_VERSION, ZSTD_versionString());
+}
+
+static void deter_usage_version(FILE *f)
+{
+	fprintf(f, "usage: %s version\n\nPrint version information.\n", prog);
+}
+
+static int deter_cmd_version(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		deter_usage_version(stdout);
+		return 0;
+	}
+	if (argc > 1)
+		deter_usage_error("version: unexpected argument '%s'", argv[1]);
+	deter_version();
+	return 0;
+}
+
+static int deter_cmd_help(int argc, char **argv);
+static void deter_usage_help(FILE *f);
+
+static const struct deter_cmd deter_cmds[] = {
+	{ "record", "record TCP connections into per-connection logs",
+	  deter_cmd_record, deter_usage_record },
+	{ "ls", "list recorded connections", deter_cmd_ls, deter_usage_ls },
+	{ "show", "print one connection's log as events",
+	  deter_cmd_show, deter_usage_show },
+	{ "replay", "replay one connection deterministically",
+	  deter_cmd_replay, deter_usage_replay },
+	{ "version", "print version information",
+	  deter_cmd_version, deter_usage_version },
+	{ "help", "show help for deter or one of its commands",
+	  deter_cmd_help, deter_usage_help },
+};
+
+static const struct deter_cmd *deter_cmd_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(deter_cmds); i++)
+		if (!strcmp(deter_cmds[i].name, name))
+			return &deter_cmds[i];
+	return NULL;
+}
+
+static void deter_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: %s [--help | --version] COMMAND [ARGS]\n\n"
+		"Deterministic TCP record and replay.\n\nCommands:\n", prog);
+	for (i = 0; i < ARRAY_SIZE(deter_cmds); i++)
+		fprintf(f, "  %-8s %s\n", deter_cmds[i].name, deter_cmds[i].summary);
+	fprintf(f, "\nRun '%s COMMAND --help' for a command's options.\n", prog);
+}
+
+static void deter_usage_help(FILE *f)
+{
+	fprintf(f, "usage: %s help [COMMAND]\n\nShow help for deter or COMMAND.\n", prog);
+}
+
+static int deter_cmd_help(int argc, char **argv)
+{
+	const struct deter_cmd *cmd;
+
+	if (argc < 2) {
+		deter_usage(stdout);
+		return 0;
+	}
+	if (argc > 2)
+		deter_usage_error("help: unexpected argument '%s'", argv[2]);
+	cmd = deter_cmd_find(argv[1]);
+	if (!cmd)
+		deter_usage_error("help: unknown command '%s'", argv[1]);
+	cmd->usage(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct deter_cmd *cmd;
+
+	if (argc < 2)
+		deter_usage_error("no command given");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		deter_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		deter_version();
+		return 0;
+	}
+	if (argv[1][0] == '-')
+		deter_usage_error("unknown option '%s'", argv[1]);
+	cmd = deter_cmd_find(argv[1]);
+	if (!cmd)
+		deter_usage_error("unknown command '%s'", argv[1]);
+	return cmd->run(argc - 1, argv + 1);
+}

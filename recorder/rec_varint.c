@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LEB128 varints for deter's logs.
+ *
+ * Most fields in a connection log are small: deltas of sequence numbers,
+ * byte counts of socket calls, run lengths of lock owners. Seven bits per
+ * byte with a continuation bit keep them at one or two bytes:
+ *
+ *   v = b0 & 0x7f | (b1 & 0x7f) << 7 | ...   while (bi & 0x80)
+ *
+ * Decoding is strict, because logs are input: a varint that runs past the
+ * buffer, is longer than 10 bytes or overflows 64 bits is an error, never
+ * a silently wrong value.
+ */
+#include <errno.h>
+
+#include "rec_varint.h"
+
+/**
+ * rec_varint_put() - encode @v at @buf
+ * @buf: room for REC_VARINT_MAX bytes
+ * @v: the value
+ *
+ * Return: the number of bytes written.
+ */
+size_t rec_varint_put(uint8_t *buf, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		buf[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	buf[n++] = (uint8_t)v;
+	return n;
+}
+
+/**
+ * rec_varint_get() - decode a varint
+ * @buf: input
+ * @len: bytes available at @buf
+ * @v: the decoded value
+ * @used: bytes consumed
+ *
+ * Return: 0, or -1 with errno EMSGSIZE (truncated) or EOVERFLOW (longer
+ * than 10 bytes or above 2^64 - 1).
+ */
+int rec_varint_get(const uint8_t *buf, size_t len, uint64_t *v, size_t *used)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	for (i = 0; i < REC_VARINT_MAX; i++) {
+		if (i == len) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		if (i == REC_VARINT_MAX - 1 && buf[i] > 1) {
+			errno = EOVERFLOW;
+			return -1;
+		}
+		x |= (uint64_t)(buf[i] & 0x7f) << (7 * i);
+		if (!(buf[i] & 0x80)) {
+			*v = x;
+			*used = i + 1;
+			return 0;
+		}
+	}
+	errno = EOVERFLOW;
+	return -1;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The deter command's front end: help, version, dispatch, usage errors.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+@test "deter --help lists every command and exits 0" {
+	run "$DETER" --help
+	assert_status 0
+	for cmd in record ls show replay version help; do
+		[[ "$output" == *"  $cmd "* ]]
+	done
+}
+
+@test "deter with no arguments is a usage error" {
+	run --separate-stderr "$DETER"
+	assert_status 2
+	[ "$stderr" = "deter: no command given
+Try 'deter --help'." ]
+}
+
+@test "deter --version prints the version and the log format" {
+	run "$DETER" --version
+	assert_status 0
+	[[ "$output" =~ ^deter\ [0-9]+\.[0-9]+\.[0-9]+\ \(log\ format\ 1,\ zstd\ [0-9.]+\)$ ]]
+}
+
+@test "deter version equals deter --version" {
+	run "$DETER" version
+	assert_status 0
+	version=$output
+	run "$DETER" --version
+	assert_output "$version"
+}
+
+@test "an unknown option is a usage error naming it" {
+	run --separate-stderr "$DETER" --bogus
+	assert_status 2
+	[ "$stderr" = "deter: unknown option '--bogus'
+Try 'deter --help'." ]
+}
+
+@test "an unknown command is a usage error naming it" {
+	run --separate-stderr "$DETER" frobnicate
+	assert_status 2
+	[ "$stderr" = "deter: unknown command 'frobnicate'
+Try 'deter --help'." ]
+}
+
+@test "deter help COMMAND prints that command's usage" {
+	run "$DETER" help version
+	assert_status 0
+	[[ "${lines[0]}" == "usage: deter version" ]]
+}
+
+@test "deter help with an unknown command is a usage error" {
+	run --separate-stderr "$DETER" help nosuch
+	assert_status 2
+	[ "$stderr" = "deter: help: unknown command 'nosuch'
+Try 'deter --help'." ]
+}
+
+@test "deter version with an argument is a usage error" {
+	run --separate-stderr "$DETER" version extra
+	assert_status 2
+	[ "$stderr" = "deter: version: unexpected argument 'extra'
+Try 'deter --help'." ]
+}
+
+@test "a command not implemented yet says so and fails" {
+	run --separate-stderr "$DETER" replay 1
+	assert_status 1
+	[ "$stderr" = "deter: replay: not implemented in this version" ]
+}

@@ -1,0 +1,216 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Testbed library for deter's netns scenarios (modelled on
+# tools/testing/selftests/net/lib.sh). Source it from a scenario; it runs
+# inside the testbed VM (tests/vm/run), as root.
+#
+# Topology built by testbed_create:
+#
+#     host A (ns $A)            switch (ns $SW)             host B (ns $B)
+#   +----------------+     +------------------------+     +----------------+
+#   | a0 10.0.1.1/24 |-----| s0 10.0.1.254          |     |                |
+#   |                |     |          10.0.2.254 s1 |-----| b0 10.0.2.1/24 |
+#   +----------------+     +------------------------+     +----------------+
+#        veth                 routes, ip_forward=1            veth
+#
+# Each host's egress qdisc sets that link's delay and rate (netem); the
+# switch's egress port towards a host is the bottleneck queue, which can
+# drop (pfifo/tbf limits, netem loss), reorder (netem) and ECN-mark (red
+# ecn). Captures (tcpdump) can run on any interface; everything is torn
+# down on exit.
+
+set -u
+
+TB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TCPWL=$TB_TOP/build/tests/netns/tcpwl
+
+ksft_pass=0
+ksft_fail=1
+ksft_skip=4
+
+A_IP=10.0.1.1
+B_IP=10.0.2.1
+SW_A_IP=10.0.1.254
+SW_B_IP=10.0.2.254
+
+TB_NS=()		# namespaces created, removed by cleanup
+TB_PIDS=()		# background processes, killed by cleanup
+TB_CAPS=()		# running captures, stopped by capture_stop
+TB_TMP=${TB_TMP:-$(mktemp -d /tmp/deter-tb.XXXXXX)}
+RET=0			# worst result of the scenario so far
+
+# log_test RC NAME: print one selftests-style result line.
+# A skip counts as a failure under CI: the VM suite must run everything.
+log_test() {
+	local rc=$1 name=$2
+
+	if [ "$rc" -eq 0 ]; then
+		printf 'TEST: %-60s [ OK ]\n' "$name"
+	elif [ "$rc" -eq "$ksft_skip" ] && [ -z "${CI:-}" ]; then
+		printf 'TEST: %-60s [SKIP]\n' "$name"
+	else
+		printf 'TEST: %-60s [FAIL]\n' "$name"
+		RET=$ksft_fail
+	fi
+}
+
+# check_err RC MSG: note a failed check, with why.
+check_err() {
+	if [ "$1" -ne 0 ]; then
+		echo "    $2" >&2
+		CHECK_RC=1
+	fi
+}
+
+cleanup() {
+	local p ns
+
+	capture_stop
+	for p in ${TB_PIDS[@]+"${TB_PIDS[@]}"}; do
+		kill "$p" 2>/dev/null
+	done
+	for p in ${TB_PIDS[@]+"${TB_PIDS[@]}"}; do
+		wait "$p" 2>/dev/null
+	done
+	for ns in ${TB_NS[@]+"${TB_NS[@]}"}; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ -n "${TB_KEEP:-}" ] || rm -rf "$TB_TMP"
+}
+trap cleanup EXIT
+
+# setup_ns VAR...: create one namespace per VAR, named VAR-<random>, and
+# set VAR to its name.
+setup_ns() {
+	local var ns
+
+	for var in "$@"; do
+		ns="$var-$(mktemp -u XXXXXX)"
+		ip netns add "$ns" || return 1
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+		TB_NS+=("$ns")
+		eval "$var=$ns"
+	done
+}
+
+# testbed_create: host A -- switch -- host B, no shaping yet.
+testbed_create() {
+	setup_ns A SW B || return 1
+	ip link add a0 netns "$A" type veth peer name s0 netns "$SW" || return 1
+	ip link add b0 netns "$B" type veth peer name s1 netns "$SW" || return 1
+	ip -n "$A" addr add "$A_IP/24" dev a0
+	ip -n "$B" addr add "$B_IP/24" dev b0
+	ip -n "$SW" addr add "$SW_A_IP/24" dev s0
+	ip -n "$SW" addr add "$SW_B_IP/24" dev s1
+	ip -n "$A" link set a0 up
+	ip -n "$B" link set b0 up
+	ip -n "$SW" link set s0 up
+	ip -n "$SW" link set s1 up
+	ip -n "$A" route add default via "$SW_A_IP"
+	ip -n "$B" route add default via "$SW_B_IP"
+	ip netns exec "$SW" sysctl -qw net.ipv4.ip_forward=1
+}
+
+# link_shape NS DEV DELAY [RATE]: egress delay (e.g. 1ms) and optional rate
+# (e.g. 100mbit) on DEV, with a queue deep enough to never drop.
+link_shape() {
+	local ns=$1 dev=$2 delay=$3 rate=${4:-}
+
+	tc -n "$ns" qdisc replace dev "$dev" root netem delay "$delay" \
+		${rate:+rate "$rate"} limit 100000
+}
+
+# switch_queue DEV QDISC-ARGS...: replace the switch's egress qdisc on DEV
+# (s0 towards A, s1 towards B), e.g.
+#   switch_queue s1 tbf rate 100mbit burst 16k limit 30k
+#   switch_queue s1 red limit 400000 min 30000 max 90000 avpkt 1500 \
+#                burst 30 bandwidth 100mbit probability 1 ecn
+#   switch_queue s1 netem loss 1% reorder 10% delay 1ms
+switch_queue() {
+	local dev=$1
+
+	shift
+	tc -n "$SW" qdisc replace dev "$dev" root "$@"
+}
+
+# switch_drop_nth FROM_IP N: drop exactly the Nth (1-based) data-carrying
+# packet from FROM_IP that the switch forwards, and nothing else.
+switch_drop_nth() {
+	local from=$1 n=$2
+
+	ip netns exec "$SW" nft -f - <<-NFT
+	table inet deter_tb {
+		chain fwd {
+			type filter hook forward priority 0;
+			ip saddr $from meta l4proto tcp ip length > 52 numgen inc mod 1000000000 == $((n - 1)) counter drop
+		}
+	}
+	NFT
+}
+
+# offload NS DEV on|off: TSO, GSO and GRO together.
+offload() {
+	ip netns exec "$1" ethtool -K "$2" tso "$3" gso "$3" gro "$3" >/dev/null
+}
+
+# capture_start NS DEV NAME [FILTER]: tcpdump headers on DEV into
+# $TB_TMP/NAME.pcap until capture_stop.
+capture_start() {
+	local ns=$1 dev=$2 name=$3 filter=${4:-tcp}
+
+	ip netns exec "$ns" tcpdump -i "$dev" -s 128 -U -n -w "$TB_TMP/$name.pcap" \
+		"$filter" 2>"$TB_TMP/$name.tcpdump.log" &
+	TB_CAPS+=($!)
+	# Wait until tcpdump listens, so no packet is missed.
+	for _ in $(seq 50); do
+		grep -q "listening on" "$TB_TMP/$name.tcpdump.log" && return 0
+		sleep 0.1
+	done
+	echo "capture on $ns/$dev did not start" >&2
+	return 1
+}
+
+# capture_stop: stop every capture and wait for the files to be complete.
+capture_stop() {
+	local p
+
+	[ ${#TB_CAPS[@]} -gt 0 ] || return 0
+	sleep 0.2
+	for p in "${TB_CAPS[@]}"; do
+		kill -INT "$p" 2>/dev/null
+	done
+	for p in "${TB_CAPS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	TB_CAPS=()
+}
+
+# pcap_fields NAME: one line per packet of $TB_TMP/NAME.pcap:
+#   ip.id src dst tcp.seq tcp.ack flags len window options
+pcap_fields() {
+	tshark -r "$TB_TMP/$1.pcap" -n -o tcp.relative_sequence_numbers:FALSE \
+		-T fields -E separator=' ' \
+		-e ip.id -e ip.src -e ip.dst -e tcp.seq -e tcp.ack \
+		-e tcp.flags -e tcp.len -e tcp.window_size_value -e tcp.options 2>/dev/null
+}
+
+# run_bg NS CMD...: run CMD in NS in the background, killed at cleanup.
+run_bg() {
+	local ns=$1
+
+	shift
+	ip netns exec "$ns" "$@" &
+	TB_PIDS+=($!)
+}
+
+# wait_listen NS PORT: wait up to 5 s for a TCP listener on PORT in NS.
+wait_listen() {
+	for _ in $(seq 50); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "nothing listens on port $2 in $1" >&2
+	return 1
+}

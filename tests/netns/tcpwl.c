@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcpwl: the TCP workloads deter's scenarios record and replay.
+ *
+ *   tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]
+ *                [--read-delay-us N] [--rcvbuf N]
+ *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
+ *                [--rpc COUNT:REQ:RESP] [--sndbuf N] [--cc NAME]
+ *
+ * The server accepts one connection. In bulk mode it reads to EOF and
+ * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
+ * Each side prints one summary line on stdout. Payload is zeros: deter
+ * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct wl_opts {
+	const char *addr;		/* server: bind; client: connect */
+	int port;
+	unsigned long long bytes;	/* bulk: bytes to send */
+	size_t io_size;			/* bytes per send()/recv() call */
+	unsigned int rpc_count;		/* RPC: requests, 0 for bulk */
+	size_t rpc_req, rpc_resp;	/* RPC: request and response bytes */
+	unsigned int read_delay_us;	/* server: pause between reads */
+	int sndbuf, rcvbuf;		/* SO_SNDBUF/SO_RCVBUF, 0 = default */
+	const char *cc;			/* TCP_CONGESTION, NULL = default */
+};
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+wl_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tcpwl: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static unsigned long long wl_num(const char *opt, const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end)
+		wl_die(2, "%s: '%s' is not a number", opt, s);
+	return v;
+}
+
+static void wl_sockopts(int fd, const struct wl_opts *o)
+{
+	if (o->sndbuf && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &o->sndbuf, sizeof(o->sndbuf)))
+		wl_die(1, "SO_SNDBUF: %s", strerror(errno));
+	if (o->rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &o->rcvbuf, sizeof(o->rcvbuf)))
+		wl_die(1, "SO_RCVBUF: %s", strerror(errno));
+	if (o->cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o->cc, strlen(o->cc)))
+		wl_die(1, "TCP_CONGESTION %s: %s", o->cc, strerror(errno));
+}
+
+static void wl_sockaddr(const struct wl_opts *o, struct sockaddr_in *sin)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(o->port);
+	if (inet_pton(AF_INET, o->addr, &sin->sin_addr) != 1)
+		wl_die(2, "'%s' is not an IPv4 address", o->addr);
+}
+
+static void wl_send_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = send(fd, buf, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			wl_die(1, "send: %s", strerror(errno));
+		len -= n;
+	}
+}
+
+/* Read exactly @len bytes; return 0 at a clean EOF before the first byte. */
+static int wl_recv_all(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = recv(fd, buf + got, len - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			wl_die(1, "recv: %s", strerror(errno));
+		if (n == 0) {
+			if (!got)
+				return 0;
+			wl_die(1, "connection closed inside a message");
+		}
+		got += n;
+	}
+	return 1;
+}
+
+static int wl_server(const struct wl_opts *o)
+{
+	struct sockaddr_in sin;
+	unsigned long long total = 0, served = 0;
+	int lfd, fd, one = 1;
+	size_t bufsz;
+	char *buf;
+	ssize_t n;
+
+	wl_sockaddr(o, &sin);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0)
+		wl_die(1, "socket: %s", strerror(errno));
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	wl_sockopts(lfd, o);
+	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 1))
+		wl_die(1, "bind/listen %s:%d: %s", o->addr, o->port, strerror(errno));
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		wl_die(1, "accept: %s", strerror(errno));
+	close(lfd);
+
+	bufsz = o->io_size;
+	if (o->rpc_count && o->rpc_req > bufsz)
+		bufsz = o->rpc_req;
+	if (o->rpc_count && o->rpc_resp > bufsz)
+		bufsz = o->rpc_resp;
+	buf = calloc(1, bufsz);
+	if (!buf)
+		wl_die(1, "out of memory");
+
+	if (o->rpc_count) {
+		while (wl_recv_all(fd, buf, o->rpc_req)) {
+			wl_send_all(fd, buf, o->rpc_resp);
+			served++;
+		}
+		printf("served %llu\n", served);
+	} else {
+		for (;;) {
+			n = recv(fd, buf, o->io_size, 0);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				wl_die(1, "recv: %s", strerror(errno));
+			if (n == 0)
+				break;
+			total += n;
+			if (o->read_delay_us)
+				usleep(o->read_delay_us);
+		}
+		printf("received %llu\n", total);
+	}
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+static int wl_client(const struct wl_opts *o)
+{
+	struct sockaddr_in sin;
+	unsigned long long left;
+	unsigned int i;
+	size_t bufsz, chunk;
+	char *buf;
+	int fd;
+
+	wl_sockaddr(o, &sin);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		wl_die(1, "socket: %s", strerror(errno));
+	wl_sockopts(fd, o);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		wl_die(1, "connect %s:%d: %s", o->addr, o->port, strerror(errno));
+
+	bufsz = o->io_size;
+	if (o->rpc_req > bufsz)
+		bufsz = o->rpc_req;
+	if (o->rpc_resp > bufsz)
+		bufsz = o->rpc_resp;
+	buf = calloc(1, bufsz);
+	if (!buf)
+		wl_die(1, "out of memory");
+
+	if (o->rpc_count) {
+		for (i = 0; i < o->rpc_count; i++) {
+			wl_send_all(fd, buf, o->rpc_req);
+			if (!wl_recv_all(fd, buf, o->rpc_resp))
+				wl_die(1, "server closed after %u responses", i);
+		}
+		shutdown(fd, SHUT_WR);
+		printf("rpc %u\n", o->rpc_count);
+	} else {
+		for (left = o->bytes; left; left -= chunk) {
+			chunk = left < o->io_size ? left : o->io_size;
+			wl_send_all(fd, buf, chunk);
+		}
+		shutdown(fd, SHUT_WR);
+		/* Wait for the server's close: everything was delivered. */
+		while (recv(fd, buf, bufsz, 0) > 0)
+			;
+		printf("sent %llu\n", o->bytes);
+	}
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+static void wl_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]\n"
+		"                    [--read-delay-us N] [--rcvbuf N]\n"
+		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
+		"                    [--rpc COUNT:REQ:RESP] [--sndbuf N] [--cc NAME]\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "bytes", required_argument, NULL, 'n' },
+		{ "write-size", required_argument, NULL, 'w' },
+		{ "read-size", required_argument, NULL, 'r' },
+		{ "read-delay-us", required_argument, NULL, 'd' },
+		{ "rpc", required_argument, NULL, 'R' },
+		{ "sndbuf", required_argument, NULL, 'S' },
+		{ "rcvbuf", required_argument, NULL, 'B' },
+		{ "cc", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct wl_opts o = {
+		.addr = "0.0.0.0", .port = 5201, .bytes = 1 << 20, .io_size = 16384,
+	};
+	unsigned int count;
+	size_t req, resp;
+	int server, c;
+
+	if (argc < 2) {
+		wl_usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		wl_usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "server") && strcmp(argv[1], "client"))
+		wl_die(2, "unknown mode '%s' (server, client)", argv[1]);
+	server = !strcmp(argv[1], "server");
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "b:c:p:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+		case 'c':
+			o.addr = optarg;
+			break;
+		case 'p':
+			o.port = wl_num("-p", optarg);
+			break;
+		case 'n':
+			o.bytes = wl_num("--bytes", optarg);
+			break;
+		case 'w':
+		case 'r':
+			o.io_size = wl_num("--write-size", optarg);
+			break;
+		case 'd':
+			o.read_delay_us = wl_num("--read-delay-us", optarg);
+			break;
+		case 'S':
+			o.sndbuf = wl_num("--sndbuf", optarg);
+			break;
+		case 'B':
+			o.rcvbuf = wl_num("--rcvbuf", optarg);
+			break;
+		case 'C':
+			o.cc = optarg;
+			break;
+		case 'R':
+			if (server ? sscanf(optarg, "%zu:%zu", &req, &resp) != 2 :
+				     sscanf(optarg, "%u:%zu:%zu", &count, &req, &resp) != 3)
+				wl_die(2, "--rpc: '%s' is not %s", optarg,
+				       server ? "REQ:RESP" : "COUNT:REQ:RESP");
+			o.rpc_count = server ? 1 : count;
+			o.rpc_req = req;
+			o.rpc_resp = resp;
+			break;
+		case 'h':
+			wl_usage(stdout);
+			return 0;
+		default:
+			wl_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc)
+		wl_die(2, "unexpected argument '%s'", argv[optind]);
+	if (!o.io_size || (o.rpc_count && (!o.rpc_req || !o.rpc_resp)))
+		wl_die(2, "sizes must be positive");
+	return server ? wl_server(&o) : wl_client(&o);
+}
