@@ -33,6 +33,7 @@
 #include <linux/export.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 
 #include "deter_sample.h"
 

@@ -7,6 +7,7 @@
  * bound the recording promises: |inferred - actual| <= threshold.
  */
 #include <kunit/test.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
 
 #include "deter_sample.h"

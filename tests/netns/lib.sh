@@ -142,9 +142,9 @@ switch_drop_nth() {
 
 	ip netns exec "$SW" nft -f - <<-NFT
 	table inet deter_tb {
-		chain fwd {
+		chain drop_nth {
 			type filter hook forward priority 0;
-			ip saddr $from meta l4proto tcp ip length > 52 numgen inc mod 1000000000 == $((n - 1)) counter drop
+			ip saddr $from tcp flags & (syn | fin | rst) == 0 ip length > 52 numgen inc mod 1000000000 == $((n - 1)) counter drop
 		}
 	}
 	NFT
@@ -160,7 +160,7 @@ offload() {
 capture_start() {
 	local ns=$1 dev=$2 name=$3 filter=${4:-tcp}
 
-	ip netns exec "$ns" tcpdump -i "$dev" -s 128 -U -n -w "$TB_TMP/$name.pcap" \
+	ip netns exec "$ns" tcpdump -i "$dev" -s 128 --immediate-mode -U -n -w "$TB_TMP/$name.pcap" \
 		"$filter" 2>"$TB_TMP/$name.tcpdump.log" &
 	TB_CAPS+=($!)
 	# Wait until tcpdump listens, so no packet is missed.
@@ -187,13 +187,17 @@ capture_stop() {
 	TB_CAPS=()
 }
 
-# pcap_fields NAME: one line per packet of $TB_TMP/NAME.pcap:
+# pcap_fields NAME: one line per packet of $TB_TMP/NAME.pcap, IP ID in
+# decimal:
 #   ip.id src dst tcp.seq tcp.ack flags len window options
 pcap_fields() {
 	tshark -r "$TB_TMP/$1.pcap" -n -o tcp.relative_sequence_numbers:FALSE \
 		-T fields -E separator=' ' \
 		-e ip.id -e ip.src -e ip.dst -e tcp.seq -e tcp.ack \
-		-e tcp.flags -e tcp.len -e tcp.window_size_value -e tcp.options 2>/dev/null
+		-e tcp.flags -e tcp.len -e tcp.window_size_value -e tcp.options 2>/dev/null |
+	while read -r id rest; do
+		echo "$((id)) $rest"
+	done
 }
 
 # run_bg NS CMD...: run CMD in NS in the background, killed at cleanup.

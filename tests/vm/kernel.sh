@@ -12,7 +12,8 @@
 #
 # Trees live under $DETER_CACHE/kernel/<flavour>-<key> (DETER_CACHE defaults
 # to ~/.cache/deter). The key hashes everything a tree is built from: the
-# source package version, the patches, the config fragments and this script.
+# source package version, the patches, the config fragments and build_rev
+# (bumped whenever this script changes what it builds).
 # A tree whose key matches is reused as is; anything else is rebuilt, with
 # ccache keeping a rebuild after a small patch change short.
 set -euo pipefail
@@ -24,6 +25,7 @@ cache=${DETER_CACHE:-$HOME/.cache/deter}
 flavour=${FLAVOUR:-default}
 src_pkg=linux-source-6.12
 src_tar=/usr/src/$src_pkg.tar.xz
+build_rev=1
 
 die() { echo "$prog: $*" >&2; exit 1; }
 
@@ -50,12 +52,12 @@ key() {
 	v=$(src_version)
 	[ -n "$v" ] || die "$src_pkg is not installed (run: make deps)"
 	{
-		echo "$src_pkg $v $flavour"
+		echo "$src_pkg $v $flavour build_rev $build_rev"
 		cat "$top/patches/series"
 		while read -r p; do
 			[ -n "$p" ] && cat "$top/patches/$p"
 		done < "$top/patches/series"
-		cat "${fragments[@]}" "$here/kernel.sh"
+		cat "${fragments[@]}"
 	} | sha256sum | cut -c1-12
 }
 

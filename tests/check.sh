@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check's runner. Runs every test group, shows its output, counts
+# results and ends with one line: 'N passed, N failed, N skipped'.
+#
+#   tests/check.sh [unit] [bats] [lint] [vm]     (default: all groups)
+#
+# Groups report as TAP ('ok N - name', 'not ok ...', '# SKIP') or, in
+# the VM, selftests lines ('TEST: name [ OK ]', '[FAIL]', '[SKIP]').
+# A VM that fails to boot or finish counts as a failure, never a skip.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+out=$(mktemp -d /tmp/deter-check.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+pass=0
+fail=0
+skip=0
+
+count() {	# file
+	local p f s
+	p=$(grep -cE '^ok [0-9]+|^TEST: .*\[ OK \]$' "$1")
+	s=$(grep -cE '^ok [0-9]+ .*# [Ss][Kk][Ii][Pp]|^TEST: .*\[SKIP\]$' "$1")
+	f=$(grep -cE '^not ok [0-9]+|^TEST: .*\[FAIL\]$' "$1")
+	pass=$((pass + p - s))
+	skip=$((skip + s))
+	fail=$((fail + f))
+}
+
+# group NAME CMD...: run CMD, tee its output, count it; a non-zero exit
+# with no failure reported counts as one failure.
+group() {
+	local name=$1 log=$out/$1.log rc before=$fail
+
+	shift
+	echo "== $name"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	count "$log"
+	if [ "$rc" -ne 0 ] && [ "$fail" -eq "$before" ]; then
+		echo "not ok - $name: exited with status $rc"
+		fail=$((fail + 1))
+	fi
+}
+
+unit() {
+	local t rc=0
+
+	for t in build/tests/unit/*_test; do
+		echo "# $t"
+		"$t" || rc=1
+	done
+	return $rc
+}
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(unit bats lint vm)
+start=$(date +%s)
+for g in "${groups[@]}"; do
+	case "$g" in
+	unit) group unit unit ;;
+	bats) group bats bats --tap tests/bats ;;
+	lint) group lint tests/lint.sh ;;
+	vm) group vm tests/vm/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite ;;
+	*) echo "check.sh: unknown group '$g' (unit, bats, lint, vm)" >&2; exit 2 ;;
+	esac
+done
+echo "check: ${groups[*]} in $(($(date +%s) - start)) s"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

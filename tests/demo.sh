@@ -1,0 +1,7 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo: boot the testbed VM and run tests/vm/demo in it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec tests/vm/run --timeout 600 -- tests/vm/demo
