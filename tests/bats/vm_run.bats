@@ -42,3 +42,38 @@ RUN=$DETER_TOP/tests/vm/run
 	assert_status 2
 	[ "${stderr_lines[0]}" = "tests/vm/run: --rw $BATS_TEST_TMPDIR/none: not a directory" ]
 }
+
+# The rest boot the testbed VM (make kernel first); ~10 s each.
+vm_ready() {
+	"$DETER_TOP/tests/vm/kernel.sh" image >/dev/null 2>&1 && return 0
+	[ -n "${CI:-}" ] && { echo "no testbed kernel under CI" >&2; return 1; }
+	skip "no testbed kernel (make kernel)"
+}
+
+@test "vm run exits with the command's exit status" {
+	vm_ready
+	run "$RUN" --timeout 120 -- sh -c 'exit 3'
+	assert_status 3
+}
+
+@test "vm run gives the guest 2 CPUs and the patched kernel" {
+	vm_ready
+	run --separate-stderr "$RUN" --timeout 120 -- sh -c 'nproc; uname -r'
+	assert_status 0
+	[ "${lines[0]}" = 2 ]
+	[[ "${lines[1]}" == 6.12.*-deter ]]
+}
+
+@test "vm run kills a guest that does not finish in time" {
+	vm_ready
+	run --separate-stderr "$RUN" --timeout 15 -- sleep infinity
+	assert_status 124
+	[ "${stderr_lines[-1]}" = "tests/vm/run: guest did not finish within 15s; killed" ]
+}
+
+@test "vm run shares a --rw directory writable at the same path" {
+	vm_ready
+	run "$RUN" --timeout 120 --rw "$BATS_TEST_TMPDIR" -- sh -c "echo hello > '$BATS_TEST_TMPDIR/out'"
+	assert_status 0
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = hello ]
+}

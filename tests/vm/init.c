@@ -41,6 +41,22 @@ static void init_mount(const char *src, const char *dst, const char *type,
 		init_warn("mount", dst);
 }
 
+/* mkdir -p: shares may live below directories the guest's tmpfs hides. */
+static void init_mkdir_p(const char *path)
+{
+	char buf[4096], *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	mkdir(buf, 0755);
+}
+
 static void init_lo_up(void)
 {
 	struct ifreq ifr = { .ifr_name = "lo" };
@@ -65,7 +81,7 @@ static void init_shares(void)
 	while (fscanf(f, "%4095s %63s %7s", path, tag, mode) == 3) {
 		snprintf(opts, sizeof(opts),
 			 "trans=virtio,version=9p2000.L,msize=512000");
-		mkdir(path, 0755);
+		init_mkdir_p(path);
 		if (mount(tag, path, "9p", strcmp(mode, "ro") ? 0 : MS_RDONLY, opts))
 			init_warn("mount share", path);
 	}
