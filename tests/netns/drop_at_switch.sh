@@ -77,8 +77,8 @@ check_err $? "IP IDs at b0 never sent by A: $(echo $extra)"
 # It is the 20th data packet A sent.
 [ "$missing" = "$(sed -n 20p "$TB_TMP/a0.data" | cut -d' ' -f1)" ]
 check_err $? "missing ID $missing is not A's 20th data packet"
-cmp -s "$TB_TMP/s1.data" "$TB_TMP/b0.data"
-check_err $? "switch egress and B ingress captures differ"
+diff "$TB_TMP/s1.data" "$TB_TMP/b0.data" > "$TB_TMP/s1-b0.diff"
+check_err $? "switch egress and B ingress captures differ: $(head -5 "$TB_TMP/s1-b0.diff")"
 log_test $CHECK_RC "drop_at_switch: the dropped packet is the one ID missing past the switch"
 
 CHECK_RC=0

@@ -172,12 +172,18 @@ capture_start() {
 	return 1
 }
 
-# capture_stop: stop every capture and wait for the files to be complete.
+# capture_stop: stop every capture once its file has stopped growing
+# (tcpdump loses what it has not written when signalled), at most 5 s.
 capture_stop() {
-	local p
+	local p prev= cur
 
 	[ ${#TB_CAPS[@]} -gt 0 ] || return 0
-	sleep 0.2
+	for _ in $(seq 16); do
+		sleep 0.3
+		cur=$(stat -c %s "$TB_TMP"/*.pcap 2>/dev/null | tr '\n' ' ')
+		[ "$cur" = "$prev" ] && break
+		prev=$cur
+	done
 	for p in "${TB_CAPS[@]}"; do
 		kill -INT "$p" 2>/dev/null
 	done
