@@ -24,4 +24,84 @@ enum {
 	DETER_SAMPLE_THRESHOLD_NS = 5000,
 };
 
+/*
+ * Event types: one per record deter.ko emits and the log stores. Every
+ * event of a connection carries a per-socket sequence number; events
+ * taken under the socket lock are in lock order, and a gap in the
+ * sequence means an event was lost (the connection is then incomplete).
+ *
+ *   type             sub               a                   b
+ *   LOCK             enum deter_lock   1 if deferred        0
+ *   RX               0                 packet index        ECN bits | flags
+ *   NET              enum deter_net    packet index        count
+ *   CALL             enum deter_abi_call bytes asked       flags << 32 | tid
+ *   CALL_DONE        enum deter_abi_call return value (s64)  0
+ *   SAMPLE           0                 packet index        send time, ns
+ *                                       (gap_q10 in c of the raw event)
+ *   CONFIG           enum deter_cfg    value               0
+ */
+enum deter_ev_type {
+	DETER_EV_LOCK = 1,
+	DETER_EV_RX,
+	DETER_EV_NET,
+	DETER_EV_CALL,
+	DETER_EV_CALL_DONE,
+	DETER_EV_SAMPLE,
+	DETER_EV_CONFIG,
+	DETER_EV_MAX,
+};
+
+/* Who took the socket lock. */
+enum deter_lock {
+	DETER_LOCK_APP,			/* process: a socket call */
+	DETER_LOCK_WRITE_TIMER,		/* RTO, TLP, RACK, zero-window probe */
+	DETER_LOCK_DELACK_TIMER,	/* delayed ACK */
+	DETER_LOCK_KEEPALIVE_TIMER,	/* keepalive, FIN_WAIT2 */
+	DETER_LOCK_COMP_ACK_TIMER,	/* SACK compression */
+	DETER_LOCK_TSQ,			/* TSQ tasklet, pacing timer */
+	DETER_LOCK_MAX,
+};
+
+/* What the network did, seen at the receiver from IP IDs and ECN. */
+enum deter_net {
+	DETER_NET_GAP,		/* IDs [a, a + b) missing: dropped or reordered */
+	DETER_NET_LATE,		/* ID a arrived after later ones: reordered */
+	DETER_NET_CE,		/* ID a arrived marked CE */
+	DETER_NET_MAX,
+};
+
+/* Socket calls (same order as the kernel's enum deter_call). */
+enum deter_abi_call {
+	DETER_ABI_CALL_SENDMSG,
+	DETER_ABI_CALL_RECVMSG,
+	DETER_ABI_CALL_SHUTDOWN,
+	DETER_ABI_CALL_CLOSE,
+	DETER_ABI_CALL_MAX,
+};
+
+/* Socket configuration that changed (recorded at each socket call). */
+enum deter_cfg {
+	DETER_CFG_SNDBUF,	/* sk_sndbuf, bytes */
+	DETER_CFG_RCVBUF,	/* sk_rcvbuf, bytes */
+	DETER_CFG_NODELAY,	/* tp->nonagle bits */
+	DETER_CFG_USER_MSS,	/* TCP_MAXSEG, bytes */
+	DETER_CFG_MAX,
+};
+
+/* RX event flags, b above (low two bits: the IP ECN field). */
+enum {
+	DETER_RX_ECN_MASK = 0x3,
+	DETER_RX_OWNED = 0x4,	/* socket owned by a process: backlogged */
+	DETER_RX_SYN = 0x8,	/* SYN set: not counted in the IP ID series */
+};
+
+/* Connection flags in struct deter_conn_info. */
+enum {
+	DETER_CONN_ACTIVE = 0x1,	/* this end called connect() */
+	DETER_CONN_TS = 0x2,		/* timestamps negotiated */
+	DETER_CONN_SACK = 0x4,		/* SACK negotiated */
+	DETER_CONN_ECN = 0x8,		/* ECN negotiated */
+	DETER_CONN_WSCALE = 0x10,	/* window scaling negotiated */
+};
+
 #endif /* _DETER_ABI_H */

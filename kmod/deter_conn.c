@@ -1,43 +1,153 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-connection bookkeeping for deter.
+ * Per-socket state for deter.
  *
  * Every TCP socket passes through three hooks: creation by socket(2)
  * (sk_init), creation of an accepted child by the handshake (sk_clone)
- * and destruction (sk_destroy). Today they only count, which is what the
- * testbed checks to prove the hook patch and the ops table are wired:
+ * and destruction (sk_destroy). deter attaches a struct deter_sock at
+ * creation, keeps it on a list holding a reference to the socket, and
+ * detaches it at destruction, after the recorder's last word on it:
  *
- *   created + cloned - destroyed == sockets alive that deter has seen
+ *   sk_init/sk_clone --> alloc (GFP_ATOMIC), sock_hold, list_add
+ *   sk_destroy       --> deter_rec_close(), list_del, sock_put, kfree_rcu
+ *   module unload    --> the same for every socket still listed
  *
- * The recorder's per-connection state will hang off the same hooks.
+ * The reference only delays freeing the struct sock until deter lets go;
+ * it never keeps a connection alive. An allocation failure leaves the
+ * socket unrecorded and says so (deter_lost, counted in stats): never a
+ * connection recorded in part without notice.
+ *
+ *   created + cloned - destroyed - detached == sockets listed
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/random.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <net/deter.h>
 #include <net/sock.h>
 
 #include "deter_conn.h"
+#include "deter_rec.h"
+
+static LIST_HEAD(deter_conn_list);
+static DEFINE_SPINLOCK(deter_conn_lock);	/* protects deter_conn_list */
+
+/*
+ * Connection ids: a random epoch per module load in the high half, so
+ * that logs from different loads never collide, and a counter.
+ */
+static atomic64_t deter_conn_next_id;
 
 static atomic64_t deter_conn_created;	/* sockets from socket(2) */
 static atomic64_t deter_conn_cloned;	/* children from accepted handshakes */
 static atomic64_t deter_conn_destroyed;	/* sockets destroyed */
+static atomic64_t deter_conn_nomem;	/* sockets left untracked: no memory */
+
+static bool deter_conn_is_tcp(const struct sock *sk)
+{
+	return sk_fullsock(sk) && sk->sk_protocol == IPPROTO_TCP &&
+	       sk->sk_type == SOCK_STREAM;
+}
+
+/**
+ * deter_conn_get() - deter's state of a socket
+ * @sk: any socket
+ *
+ * Return: the state if @sk is a TCP socket deter tracks, else NULL.
+ */
+struct deter_sock *deter_conn_get(const struct sock *sk)
+{
+	if (!deter_conn_is_tcp(sk))
+		return NULL;
+	return READ_ONCE(tcp_sk(sk)->deter);
+}
+
+static void deter_conn_attach(struct sock *sk)
+{
+	struct deter_sock *ds = kzalloc(sizeof(*ds), GFP_ATOMIC);
+
+	if (!ds) {
+		atomic64_inc(&deter_conn_nomem);
+		deter_rec_lost(sk, DETER_REC_LOST_NOMEM);
+		return;
+	}
+	ds->sk = sk;
+	ds->conn = atomic64_inc_return(&deter_conn_next_id);
+	spin_lock_init(&ds->tx_lock);
+	sock_hold(sk);
+	spin_lock_bh(&deter_conn_lock);
+	list_add(&ds->node, &deter_conn_list);
+	spin_unlock_bh(&deter_conn_lock);
+	WRITE_ONCE(tcp_sk(sk)->deter, ds);
+}
+
+static void deter_conn_detach(struct deter_sock *ds)
+{
+	struct sock *sk = ds->sk;
+
+	WRITE_ONCE(tcp_sk(sk)->deter, NULL);
+	sock_put(sk);
+	kfree_rcu(ds, rcu);
+}
 
 void deter_conn_sk_init(struct sock *sk)
 {
 	atomic64_inc(&deter_conn_created);
+	deter_conn_attach(sk);
 }
 
 void deter_conn_sk_clone(struct sock *newsk, const struct sock *parent,
 			 const struct sk_buff *skb)
 {
 	atomic64_inc(&deter_conn_cloned);
+	deter_conn_attach(newsk);
+	deter_rec_clone(newsk, skb);
 }
 
 void deter_conn_sk_destroy(struct sock *sk)
 {
+	struct deter_sock *ds = deter_conn_get(sk);
+
 	atomic64_inc(&deter_conn_destroyed);
+	if (!ds)
+		return;
+	deter_rec_close(ds, sk);
+	spin_lock_bh(&deter_conn_lock);
+	list_del(&ds->node);
+	spin_unlock_bh(&deter_conn_lock);
+	deter_conn_detach(ds);
+}
+
+/**
+ * deter_conn_init() - start numbering connections
+ */
+void deter_conn_init(void)
+{
+	atomic64_set(&deter_conn_next_id, (u64)(get_random_u32() | 1) << 32);
+}
+
+/**
+ * deter_conn_exit() - let go of every socket still tracked
+ *
+ * Called at unload, after the hooks and probes are withdrawn, so nothing
+ * else touches the list or the sockets' state any more.
+ */
+void deter_conn_exit(void)
+{
+	struct deter_sock *ds, *tmp;
+	LIST_HEAD(gone);
+
+	spin_lock_bh(&deter_conn_lock);
+	list_splice_init(&deter_conn_list, &gone);
+	spin_unlock_bh(&deter_conn_lock);
+	list_for_each_entry_safe(ds, tmp, &gone, node) {
+		list_del(&ds->node);
+		deter_conn_detach(ds);
+	}
+	rcu_barrier();
 }
 
 static int deter_conn_stats_show(struct seq_file *m, void *v)
@@ -48,6 +158,9 @@ static int deter_conn_stats_show(struct seq_file *m, void *v)
 		   (long long)atomic64_read(&deter_conn_cloned));
 	seq_printf(m, "sockets_destroyed %lld\n",
 		   (long long)atomic64_read(&deter_conn_destroyed));
+	seq_printf(m, "sockets_untracked_nomem %lld\n",
+		   (long long)atomic64_read(&deter_conn_nomem));
+	deter_rec_stats_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(deter_conn_stats);

@@ -1,23 +1,63 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Interface for deter's per-connection bookkeeping: the socket lifetime
- * hooks and the counters behind debugfs deter/stats.
+ * Interface for deter's per-socket state: struct deter_sock, created for
+ * every TCP socket while deter.ko is loaded and freed when the socket is
+ * destroyed or the module unloads.
  *
- * The hooks run under rcu_read_lock() in the context of their TCP call
- * site (process context for socket(), softirq for an accepted child) and
- * never sleep. Counters are atomic; stats may be read at any time.
+ * Locking: the receive-side and recording fields are used only under the
+ * socket lock (the hooks that touch them hold it); the transmit-side
+ * sampler has tx_lock, because packets reach the device from contexts
+ * that do not hold the socket lock (qdisc dequeue). The state is freed
+ * with RCU: the transmit probe may still look at it while the socket is
+ * destroyed.
  */
 #ifndef _DETER_CONN_H
 #define _DETER_CONN_H
+
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "deter_sample.h"
 
 struct dentry;
 struct sk_buff;
 struct sock;
 
+struct deter_sock {
+	struct list_head node;		/* on deter_conn_list */
+	struct sock *sk;		/* held (sock_hold) while listed */
+	u64 conn;			/* connection id, unique per boot */
+	atomic_t seq;			/* per-socket event sequence */
+	bool rec;			/* this connection is being recorded */
+	bool conn_sent;			/* its identity was emitted */
+
+	/* receive side, under the socket lock */
+	bool rx_primed;			/* rx_next is known */
+	u64 rx_ref;			/* last extended IP ID seen */
+	u64 rx_next;			/* IP ID index expected next */
+	u32 rx_zero_wnd;		/* segments advertising a zero window */
+
+	/* configuration last recorded, under the socket lock */
+	u32 cfg[4];			/* indexed by enum deter_cfg */
+
+	/* transmit side: send-time sampling */
+	spinlock_t tx_lock;		/* protects the fields below */
+	bool tx_primed;			/* tx_ref is known */
+	u64 tx_ref;			/* last extended IP ID sent */
+	struct deter_sampler sampler;	/* Algorithm 1 state */
+
+	struct rcu_head rcu;
+};
+
 void deter_conn_sk_init(struct sock *sk);
 void deter_conn_sk_clone(struct sock *newsk, const struct sock *parent,
 			 const struct sk_buff *skb);
 void deter_conn_sk_destroy(struct sock *sk);
+struct deter_sock *deter_conn_get(const struct sock *sk);
+void deter_conn_init(void);
+void deter_conn_exit(void);
 
 void deter_conn_debugfs_init(struct dentry *dir);
 

@@ -5,7 +5,8 @@
  * This file only registers deter with the TCP stack and tears it down;
  * each subsystem lives in its own file:
  *
- *   deter_conn.c     per-connection lifetime and counters
+ *   deter_conn.c     per-socket state, its lifetime and counters
+ *   deter_rec.c      recording: hooks and probes to trace events
  *   deter_sample.c   rate-based send-time sampling (DETER Algorithm 1)
  *   deter_ipid.c     IP ID arithmetic for drop/reorder detection
  *
@@ -21,6 +22,7 @@
 
 #include "../include/deter_abi.h"
 #include "deter_conn.h"
+#include "deter_rec.h"
 
 static struct dentry *deter_debugfs_dir;
 
@@ -28,6 +30,10 @@ static const struct deter_ops deter_tcp_ops = {
 	.sk_init	= deter_conn_sk_init,
 	.sk_clone	= deter_conn_sk_clone,
 	.sk_destroy	= deter_conn_sk_destroy,
+	.sk_lock	= deter_rec_sk_lock,
+	.sk_rx		= deter_rec_sk_rx,
+	.sk_call	= deter_rec_sk_call,
+	.sk_call_done	= deter_rec_sk_call_done,
 	.owner		= THIS_MODULE,
 };
 
@@ -35,17 +41,23 @@ static int __init deter_init(void)
 {
 	int err;
 
+	deter_conn_init();
 	deter_debugfs_dir = debugfs_create_dir("deter", NULL);
 	deter_conn_debugfs_init(deter_debugfs_dir);
+	err = deter_rec_init(deter_debugfs_dir);
+	if (err)
+		goto err_debugfs;
 
 	err = deter_register_ops(&deter_tcp_ops);
 	if (err) {
 		pr_err("cannot register TCP hooks: %d\n", err);
-		goto err_debugfs;
+		goto err_rec;
 	}
 	pr_info("loaded, format version %d\n", DETER_ABI_VERSION);
 	return 0;
 
+err_rec:
+	deter_rec_exit();
 err_debugfs:
 	debugfs_remove(deter_debugfs_dir);
 	return err;
@@ -53,7 +65,10 @@ err_debugfs:
 
 static void __exit deter_exit(void)
 {
+	/* Hooks, then probes, then the state they used. */
 	deter_unregister_ops(&deter_tcp_ops);
+	deter_rec_exit();
+	deter_conn_exit();
 	debugfs_remove(deter_debugfs_dir);
 	pr_info("unloaded\n");
 }

@@ -34,6 +34,8 @@ point() {	# rc name output
 user_ignore=PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO,CAMELCASE
 for f in $(find kmod recorder replay include tests -name '*.[ch]' | sort); do
 	case "$f" in
+	# TRACE_EVENT() layout, as in include/trace/events/.
+	*_trace.h) out=$($cp --ignore PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE,MACRO_ARG_REUSE -f "$f" 2>&1) ;;
 	kmod/*|include/*|tests/kunit/*) out=$($cp -f "$f" 2>&1) ;;
 	*) out=$($cp --ignore "$user_ignore" -f "$f" 2>&1) ;;
 	esac

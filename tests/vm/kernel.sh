@@ -103,7 +103,7 @@ build() {
 		return
 	fi
 	mkdir -p "$cache/kernel" "$cache/ccache"
-	exec 9>"$cache/kernel/.lock"
+	exec 9>"$cache/kernel/.lock-$flavour"
 	flock 9
 	start=$(date +%s)
 	rm -rf "$d"

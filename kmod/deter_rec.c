@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Recording: turn what the TCP hooks see into deter's trace events.
+ *
+ * deter records, per connection, everything its execution depends on
+ * that TCP does not compute itself (DETER §3.1-3.3, Table 1). Each hook
+ * emits one event carrying a per-socket sequence number; hooks that run
+ * under the socket lock thus number their events in lock order, which is
+ * the order replay enforces:
+ *
+ *   lock_sock / timers / TSQ --> LOCK(who, deferred?)     handler calls,
+ *   tcp_v4_rcv               --> RX(IP ID index, ECN)     lock order
+ *                                NET(GAP | LATE | CE)     network actions
+ *   tcp_sendmsg/recvmsg/...  --> CALL(size, flags, tid), CALL_DONE(ret)
+ *   socket calls             --> CONFIG(field, value)     when changed
+ *   net_dev_start_xmit       --> SAMPLE(index, ns, gap)   Algorithm 1
+ *   ESTABLISHED              --> deter_conn: 4-tuple, ISNs, IP ID, options
+ *   every 64th event, close  --> deter_state: checkpoint / summary
+ *
+ * Network actions are inferred at the receiver from IP IDs: a connected
+ * 6.12 socket numbers its packets from a per-socket counter advanced by
+ * each skb's segment count, so an ID above the expected one opens a gap
+ * (drop, or reordering if the missing IDs arrive LATE) and CE marks come
+ * from the IP header. SYNs are left out of the series: a SYN-ACK carries
+ * ID 0. The recorder folds GAP and LATE into drops and reorderings.
+ *
+ * A lost event shows as a hole in a connection's sequence numbers, so
+ * the recorder can mark that connection incomplete instead of writing a
+ * wrong log; a socket deter could not track at all emits deter_lost.
+ *
+ * Nothing here sleeps or allocates; the cost while disarmed is one
+ * test of deter_rec_armed per hook.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/debugfs.h>
+#include <linux/ip.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/seq_file.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <net/inet_ecn.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "../include/deter_abi.h"
+#include "deter_conn.h"
+#include "deter_ipid.h"
+#include "deter_rec.h"
+
+#define CREATE_TRACE_POINTS
+#include "deter_trace.h"
+
+/* A checkpoint every this many events: ~1.5 bytes/event once encoded. */
+#define DETER_REC_CHECKPOINT_MASK 63
+
+/* Ports to record; none means all. 16 covers a testbed's services. */
+#define DETER_REC_PORTS_MAX 16
+
+static bool deter_rec_armed __read_mostly;
+static u32 deter_rec_threshold_ns __read_mostly = DETER_SAMPLE_THRESHOLD_NS;
+static u16 deter_rec_ports[DETER_REC_PORTS_MAX] __read_mostly;
+static unsigned int deter_rec_nports __read_mostly;
+static DEFINE_MUTEX(deter_rec_ctl_mutex);	/* serialises control writes */
+
+static atomic64_t deter_rec_conns;	/* connections selected */
+static atomic64_t deter_rec_events;	/* events emitted */
+
+static struct tracepoint *deter_rec_tp_xmit;	/* net_dev_start_xmit */
+static struct tracepoint *deter_rec_tp_state;	/* inet_sock_set_state */
+
+static const u8 deter_rec_lock_abi[DETER_SITE_MAX] = {
+	[DETER_SITE_LOCK_APP] = DETER_LOCK_APP,
+	[DETER_SITE_LOCK_WRITE_TIMER] = DETER_LOCK_WRITE_TIMER,
+	[DETER_SITE_LOCK_DELACK_TIMER] = DETER_LOCK_DELACK_TIMER,
+	[DETER_SITE_LOCK_KEEPALIVE_TIMER] = DETER_LOCK_KEEPALIVE_TIMER,
+	[DETER_SITE_LOCK_COMP_ACK_TIMER] = DETER_LOCK_COMP_ACK_TIMER,
+	[DETER_SITE_LOCK_TSQ] = DETER_LOCK_TSQ,
+};
+
+static const u8 deter_rec_call_abi[DETER_CALL_MAX] = {
+	[DETER_CALL_SENDMSG] = DETER_ABI_CALL_SENDMSG,
+	[DETER_CALL_RECVMSG] = DETER_ABI_CALL_RECVMSG,
+	[DETER_CALL_SHUTDOWN] = DETER_ABI_CALL_SHUTDOWN,
+	[DETER_CALL_CLOSE] = DETER_ABI_CALL_CLOSE,
+};
+
+/* The state of @sk if deter is recording it, else NULL. */
+static struct deter_sock *deter_rec_get(const struct sock *sk)
+{
+	struct deter_sock *ds;
+
+	if (!READ_ONCE(deter_rec_armed))
+		return NULL;
+	ds = deter_conn_get(sk);
+	return ds && READ_ONCE(ds->rec) ? ds : NULL;
+}
+
+static u32 deter_rec_emit(struct deter_sock *ds, u16 type, u16 sub, u64 a,
+			  u64 b, u64 c)
+{
+	u32 seq = atomic_inc_return(&ds->seq);
+
+	atomic64_inc(&deter_rec_events);
+	trace_deter_ev(ds->conn, seq, type, sub, a, b, c);
+	return seq;
+}
+
+static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
+				 u32 seq)
+{
+	if ((seq & DETER_REC_CHECKPOINT_MASK) != DETER_REC_CHECKPOINT_MASK)
+		return;
+	trace_deter_state(ds->conn, atomic_inc_return(&ds->seq), 0, sk,
+			  ds->rx_zero_wnd);
+}
+
+static bool deter_rec_port_match(const struct sock *sk)
+{
+	u16 sport = ntohs(inet_sk(sk)->inet_sport);
+	u16 dport = ntohs(inet_sk(sk)->inet_dport);
+	unsigned int i, n = READ_ONCE(deter_rec_nports);
+
+	if (!n)
+		return true;
+	for (i = 0; i < n; i++)
+		if (deter_rec_ports[i] == sport || deter_rec_ports[i] == dport)
+			return true;
+	return false;
+}
+
+/* Decide whether to record a connection that is starting. */
+static void deter_rec_select(struct deter_sock *ds, const struct sock *sk)
+{
+	if (!READ_ONCE(deter_rec_armed) || !deter_rec_port_match(sk))
+		return;
+	deter_sampler_init(&ds->sampler, READ_ONCE(deter_rec_threshold_ns));
+	WRITE_ONCE(ds->rec, true);
+	atomic64_inc(&deter_rec_conns);
+}
+
+static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
+			   bool active)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 flags = active ? DETER_CONN_ACTIVE : 0;
+
+	if (ds->conn_sent)
+		return;
+	ds->conn_sent = true;
+	if (tp->rx_opt.tstamp_ok)
+		flags |= DETER_CONN_TS;
+	if (tp->rx_opt.sack_ok)
+		flags |= DETER_CONN_SACK;
+	if (tp->ecn_flags & TCP_ECN_OK)
+		flags |= DETER_CONN_ECN;
+	if (tp->rx_opt.wscale_ok)
+		flags |= DETER_CONN_WSCALE;
+	trace_deter_conn(ds->conn, atomic_inc_return(&ds->seq),
+			 inet->inet_saddr, inet->inet_daddr, inet->inet_sport,
+			 inet->inet_dport, sock_net(sk)->ns.inum,
+			 tp->snd_nxt - 1, tp->rcv_nxt - 1,
+			 (u16)atomic_read(&inet->inet_id), flags,
+			 tp->mss_cache,
+			 tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale,
+			 tp->tsoffset, ktime_get_real_ns(), ktime_get_ns(),
+			 inet_csk(sk)->icsk_ca_ops->name);
+}
+
+/* Record socket configuration that changed since the last socket call. */
+static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 now[DETER_CFG_MAX] = {
+		[DETER_CFG_SNDBUF] = READ_ONCE(sk->sk_sndbuf),
+		[DETER_CFG_RCVBUF] = READ_ONCE(sk->sk_rcvbuf),
+		[DETER_CFG_NODELAY] = tp->nonagle,
+		[DETER_CFG_USER_MSS] = tp->rx_opt.user_mss,
+	};
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(ds->cfg) != DETER_CFG_MAX);
+	for (i = 0; i < DETER_CFG_MAX; i++) {
+		if (ds->cfg[i] == now[i])
+			continue;
+		ds->cfg[i] = now[i];
+		deter_rec_emit(ds, DETER_EV_CONFIG, i, now[i], 0, 0);
+	}
+}
+
+void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
+{
+	struct deter_sock *ds = deter_rec_get(sk);
+	bool deferred;
+	u32 seq;
+
+	if (!ds || WARN_ON_ONCE(site >= DETER_SITE_MAX))
+		return;
+	deferred = site != DETER_SITE_LOCK_APP && sock_owned_by_user(sk);
+	seq = deter_rec_emit(ds, DETER_EV_LOCK, deter_rec_lock_abi[site],
+			     deferred, 0, 0);
+	if (site == DETER_SITE_LOCK_APP)
+		deter_rec_config(ds, sk);
+	deter_rec_checkpoint(ds, sk, seq);
+}
+
+void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
+{
+	struct deter_sock *ds = deter_rec_get(sk);
+	const struct tcphdr *th;
+	const struct iphdr *iph;
+	u64 idx = 0, segs;
+	u32 flags, seq;
+
+	if (!ds || skb->protocol != htons(ETH_P_IP))
+		return;
+	iph = ip_hdr(skb);
+	th = (const struct tcphdr *)skb->data;
+	flags = iph->tos & INET_ECN_MASK;
+	if (sock_owned_by_user(sk))
+		flags |= DETER_RX_OWNED;
+	if (th->syn) {
+		seq = deter_rec_emit(ds, DETER_EV_RX, 0, 0,
+				     flags | DETER_RX_SYN, 0);
+		deter_rec_checkpoint(ds, sk, seq);
+		return;
+	}
+
+	segs = max_t(u16, skb_shinfo(skb)->gso_segs, 1);
+	if (!ds->rx_primed) {
+		idx = ntohs(iph->id);
+		ds->rx_next = idx;
+		ds->rx_primed = true;
+	} else {
+		idx = deter_ipid_extend(ds->rx_ref, ntohs(iph->id));
+	}
+	ds->rx_ref = idx;
+	seq = deter_rec_emit(ds, DETER_EV_RX, 0, idx, flags, segs);
+
+	switch (deter_ipid_classify(ds->rx_next, idx)) {
+	case DETER_IPID_GAP:
+		deter_rec_emit(ds, DETER_EV_NET, DETER_NET_GAP, ds->rx_next,
+			       idx - ds->rx_next, 0);
+		fallthrough;
+	case DETER_IPID_NEXT:
+		ds->rx_next = idx + segs;
+		break;
+	case DETER_IPID_LATE:
+		deter_rec_emit(ds, DETER_EV_NET, DETER_NET_LATE, idx, segs, 0);
+		break;
+	}
+	if (INET_ECN_is_ce(iph->tos))
+		deter_rec_emit(ds, DETER_EV_NET, DETER_NET_CE, idx, segs, 0);
+	if (!th->window)
+		ds->rx_zero_wnd++;
+	deter_rec_checkpoint(ds, sk, seq);
+}
+
+void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
+		       u32 flags)
+{
+	struct deter_sock *ds = deter_rec_get(sk);
+
+	if (!ds || WARN_ON_ONCE(call >= DETER_CALL_MAX))
+		return;
+	deter_rec_emit(ds, DETER_EV_CALL, deter_rec_call_abi[call], arg,
+		       (u64)flags << 32 | (u32)task_pid_nr(current), 0);
+}
+
+void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret)
+{
+	struct deter_sock *ds = deter_rec_get(sk);
+	u32 seq;
+
+	if (!ds || WARN_ON_ONCE(call >= DETER_CALL_MAX))
+		return;
+	seq = deter_rec_emit(ds, DETER_EV_CALL_DONE, deter_rec_call_abi[call],
+			     (u64)ret, 0, 0);
+	deter_rec_checkpoint(ds, sk, seq);
+}
+
+/**
+ * deter_rec_clone() - a passive connection's child socket was created
+ * @newsk: the child
+ * @skb: the ACK that completed the handshake
+ *
+ * The peer's next IP ID follows that ACK's.
+ */
+void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
+{
+	struct deter_sock *ds = deter_conn_get(newsk);
+
+	if (!ds)
+		return;
+	deter_rec_select(ds, newsk);
+	if (skb->protocol == htons(ETH_P_IP)) {
+		ds->rx_ref = ntohs(ip_hdr(skb)->id);
+		ds->rx_next = ds->rx_ref + 1;
+		ds->rx_primed = true;
+	}
+}
+
+/**
+ * deter_rec_close() - a recorded socket is being destroyed
+ * @ds: its state
+ * @sk: the socket
+ *
+ * Emits the last send-time sample and the end-of-connection summary.
+ */
+void deter_rec_close(struct deter_sock *ds, struct sock *sk)
+{
+	struct deter_sample smp;
+	bool flushed;
+
+	if (!READ_ONCE(ds->rec))
+		return;
+	deter_rec_conn(ds, sk, false);
+	spin_lock_bh(&ds->tx_lock);
+	flushed = deter_sampler_flush(&ds->sampler, &smp);
+	spin_unlock_bh(&ds->tx_lock);
+	if (flushed)
+		deter_rec_emit(ds, DETER_EV_SAMPLE, 0, smp.idx, smp.ns,
+			       smp.gap_q10);
+	trace_deter_state(ds->conn, atomic_inc_return(&ds->seq), 1, sk,
+			  ds->rx_zero_wnd);
+	WRITE_ONCE(ds->rec, false);
+}
+
+/**
+ * deter_rec_lost() - tell the recorder a socket could not be tracked
+ * @sk: the socket
+ * @reason: enum deter_rec_lost_reason
+ */
+void deter_rec_lost(const struct sock *sk, u32 reason)
+{
+	if (READ_ONCE(deter_rec_armed))
+		trace_deter_lost(0, reason);
+}
+
+/* net_dev_start_xmit: a packet is handed to the device. */
+static void deter_rec_xmit(void *data, const struct sk_buff *skb,
+			   const struct net_device *dev)
+{
+	struct deter_sample smp;
+	struct deter_sock *ds;
+	u64 idx, now;
+	bool out;
+
+	if (!skb->sk || skb->protocol != htons(ETH_P_IP))
+		return;
+	ds = deter_rec_get(skb->sk);
+	if (!ds)
+		return;
+	now = ktime_get_ns();
+	spin_lock(&ds->tx_lock);
+	idx = ntohs(ip_hdr(skb)->id);
+	if (ds->tx_primed)
+		idx = deter_ipid_extend(ds->tx_ref, idx);
+	ds->tx_ref = idx;
+	ds->tx_primed = true;
+	out = deter_sampler_add(&ds->sampler, idx, now, &smp);
+	spin_unlock(&ds->tx_lock);
+	if (out)
+		deter_rec_emit(ds, DETER_EV_SAMPLE, 0, smp.idx, smp.ns,
+			       smp.gap_q10);
+}
+
+/* inet_sock_set_state: connections start recording here. */
+static void deter_rec_state(void *data, const struct sock *csk, int oldstate,
+			    int newstate)
+{
+	struct sock *sk = (struct sock *)csk;
+	struct deter_sock *ds = deter_conn_get(sk);
+
+	if (!ds)
+		return;
+	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT)
+		deter_rec_select(ds, sk);
+	else if (newstate == TCP_ESTABLISHED && READ_ONCE(ds->rec))
+		deter_rec_conn(ds, sk, oldstate == TCP_SYN_SENT);
+}
+
+static void deter_rec_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "net_dev_start_xmit"))
+		deter_rec_tp_xmit = tp;
+	else if (!strcmp(tp->name, "inet_sock_set_state"))
+		deter_rec_tp_state = tp;
+}
+
+/*
+ * control: "record [threshold_ns [port...]]" arms recording of new
+ * connections; "stop" disarms. Reading shows the state.
+ */
+static ssize_t deter_rec_ctl_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	unsigned int th = DETER_SAMPLE_THRESHOLD_NS, n = 0, port;
+	char buf[256], *p, *tok;
+	ssize_t ret = len;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	p = strim(buf);
+	tok = strsep(&p, " ");
+
+	mutex_lock(&deter_rec_ctl_mutex);
+	if (!strcmp(tok, "stop")) {
+		WRITE_ONCE(deter_rec_armed, false);
+		goto out;
+	}
+	if (strcmp(tok, "record")) {
+		ret = -EINVAL;
+		goto out;
+	}
+	tok = strsep(&p, " ");
+	if (tok && *tok && kstrtouint(tok, 0, &th)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	WRITE_ONCE(deter_rec_armed, false);
+	while ((tok = strsep(&p, " "))) {
+		if (!*tok)
+			continue;
+		if (n == DETER_REC_PORTS_MAX || kstrtouint(tok, 0, &port) ||
+		    !port || port > 65535) {
+			ret = -EINVAL;
+			goto out;
+		}
+		deter_rec_ports[n++] = port;
+	}
+	WRITE_ONCE(deter_rec_nports, n);
+	WRITE_ONCE(deter_rec_threshold_ns, th);
+	/* Ports and threshold are visible before the armed flag. */
+	smp_store_release(&deter_rec_armed, true);
+out:
+	mutex_unlock(&deter_rec_ctl_mutex);
+	return ret;
+}
+
+static int deter_rec_ctl_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	seq_printf(m, "%s threshold_ns=%u ports=",
+		   READ_ONCE(deter_rec_armed) ? "recording" : "stopped",
+		   READ_ONCE(deter_rec_threshold_ns));
+	for (i = 0; i < READ_ONCE(deter_rec_nports); i++)
+		seq_printf(m, "%s%u", i ? "," : "", deter_rec_ports[i]);
+	seq_puts(m, "\n");
+	return 0;
+}
+
+static int deter_rec_ctl_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, deter_rec_ctl_show, NULL);
+}
+
+static const struct file_operations deter_rec_ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = deter_rec_ctl_open,
+	.read = seq_read,
+	.write = deter_rec_ctl_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+void deter_rec_stats_show(struct seq_file *m)
+{
+	seq_printf(m, "connections_recorded %lld\n",
+		   (long long)atomic64_read(&deter_rec_conns));
+	seq_printf(m, "events_emitted %lld\n",
+		   (long long)atomic64_read(&deter_rec_events));
+}
+
+/**
+ * deter_rec_init() - attach the probes and create deter/control
+ * @dir: deter's debugfs directory
+ *
+ * Return: 0, or -ENOENT when a tracepoint is missing, or the error of
+ * registering a probe.
+ */
+int deter_rec_init(struct dentry *dir)
+{
+	int err;
+
+	for_each_kernel_tracepoint(deter_rec_find_tp, NULL);
+	if (!deter_rec_tp_xmit || !deter_rec_tp_state) {
+		pr_err("tracepoints net_dev_start_xmit/inet_sock_set_state not found\n");
+		return -ENOENT;
+	}
+	err = tracepoint_probe_register(deter_rec_tp_xmit, deter_rec_xmit, NULL);
+	if (err)
+		return err;
+	err = tracepoint_probe_register(deter_rec_tp_state, deter_rec_state, NULL);
+	if (err)
+		goto err_xmit;
+	debugfs_create_file("control", 0600, dir, NULL, &deter_rec_ctl_fops);
+	return 0;
+
+err_xmit:
+	tracepoint_probe_unregister(deter_rec_tp_xmit, deter_rec_xmit, NULL);
+	tracepoint_synchronize_unregister();
+	return err;
+}
+
+/**
+ * deter_rec_exit() - detach the probes; returns once none is running
+ */
+void deter_rec_exit(void)
+{
+	WRITE_ONCE(deter_rec_armed, false);
+	tracepoint_probe_unregister(deter_rec_tp_state, deter_rec_state, NULL);
+	tracepoint_probe_unregister(deter_rec_tp_xmit, deter_rec_xmit, NULL);
+	tracepoint_synchronize_unregister();
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interface for deter's recording: the TCP hooks' record-mode handlers,
+ * the transmit and state-change probes, and the control file through
+ * which `deter record` arms recording.
+ *
+ * Hooks run in the context of their call site (see <net/deter.h>) and
+ * never sleep or allocate. Control writes are serialised by a mutex.
+ */
+#ifndef _DETER_REC_H
+#define _DETER_REC_H
+
+#include <linux/types.h>
+#include <net/deter.h>
+
+struct deter_sock;
+struct dentry;
+struct seq_file;
+struct sk_buff;
+struct sock;
+
+/* Why a connection (or part of one) could not be recorded. */
+enum deter_rec_lost_reason {
+	DETER_REC_LOST_NOMEM = 1,	/* no memory for its state */
+};
+
+int deter_rec_init(struct dentry *dir);
+void deter_rec_exit(void);
+
+void deter_rec_sk_lock(struct sock *sk, enum deter_site site);
+void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb);
+void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
+		       u32 flags);
+void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret);
+
+void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb);
+void deter_rec_close(struct deter_sock *ds, struct sock *sk);
+void deter_rec_lost(const struct sock *sk, u32 reason);
+void deter_rec_stats_show(struct seq_file *m);
+
+#endif /* _DETER_REC_H */
