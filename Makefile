@@ -25,9 +25,11 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
 B := build
 # Modules unit tests link without a main().
-REC_OBJS := $(B)/recorder/rec_varint.o
+REC_OBJS := $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
+	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
+	    $(B)/recorder/rec_main.o
 DETER_OBJS := $(B)/recorder/deter_main.o $(REC_OBJS)
-UNIT_TESTS := $(B)/tests/unit/rec_varint_test
+UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test
 TEST_TOOLS := $(B)/tests/netns/tcpwl
 
 # KDIR: a prepared 6.12 tree with patches/ applied; default the testbed kernel.

@@ -104,4 +104,81 @@ enum {
 	DETER_CONN_WSCALE = 0x10,	/* window scaling negotiated */
 };
 
+/*
+ * Connection logs: one file per connection end, <conn id in hex>.dlog, a
+ * fixed header followed by a zstd frame holding the encoded events (see
+ * recorder/rec_log.c). All integers little-endian.
+ */
+#define DETER_LOG_MAGIC "DETERLOG"
+
+/* Why a log is incomplete (status bits; 0 means complete). */
+enum {
+	DETER_LOG_LOST_EVENTS = 0x1,	/* events missing (ring buffer overrun) */
+	DETER_LOG_NOT_CLOSED = 0x2,	/* recording stopped before the end */
+	DETER_LOG_NO_IDENTITY = 0x4,	/* never established */
+};
+
+struct deter_log_header {
+	char magic[8];		/* DETER_LOG_MAGIC, not NUL-terminated */
+	__u32 version;		/* DETER_ABI_VERSION */
+	__u32 header_len;	/* sizeof(struct deter_log_header) */
+	__u64 conn;		/* connection id (unique per host boot) */
+	__u64 real_ns;		/* start, CLOCK_REALTIME, ns */
+	__u64 mono_ns;		/* the same instant, CLOCK_MONOTONIC, ns */
+	__u64 duration_ns;	/* start to end of recording, ns */
+	__u64 bytes_acked;	/* bytes this end sent and saw acked */
+	__u64 bytes_received;	/* bytes this end received */
+	__u32 saddr;		/* this end, IPv4, host order */
+	__u32 daddr;		/* the peer */
+	__u16 sport;		/* this end's port */
+	__u16 dport;		/* the peer's port */
+	__u32 netns;		/* network namespace inode */
+	__u32 iss;		/* this end's initial sequence number */
+	__u32 irs;		/* the peer's */
+	__u32 ipid;		/* next IP ID this end used at ESTABLISHED */
+	__u32 flags;		/* DETER_CONN_* */
+	__u32 mss;		/* MSS at ESTABLISHED, bytes */
+	__u32 wscale;		/* snd_wscale << 4 | rcv_wscale */
+	__u32 tsoffset;		/* TCP timestamp offset */
+	__u32 status;		/* DETER_LOG_* bits, 0 = complete */
+	__u32 nevents;		/* events in the body */
+	__u32 total_retrans;	/* segments retransmitted */
+	__u32 total_rto;	/* retransmission timeouts */
+	__u32 drops;		/* packets to this end the network dropped */
+	__u32 reorders;		/* packets to this end that arrived late */
+	__u32 ce_marks;		/* packets to this end marked CE */
+	__u32 zero_wnd;		/* segments from the peer with a zero window */
+	__u32 body_len;		/* bytes of zstd frame after the header */
+	__u32 body_raw_len;	/* bytes once decompressed */
+	char cc[16];		/* congestion control, NUL-terminated */
+	char host[64];		/* recording host's name, NUL-terminated */
+	__u32 pad;		/* zero */
+};
+
+/* Log-only event: a deter_state checkpoint (sub 0) or summary (sub 1). */
+enum {
+	DETER_EV_STATE = DETER_EV_MAX,
+};
+
+/* Values of a state event, in log order. */
+enum deter_state_field {
+	DETER_ST_SND_UNA,
+	DETER_ST_SND_NXT,
+	DETER_ST_RCV_NXT,
+	DETER_ST_CWND,
+	DETER_ST_SSTHRESH,
+	DETER_ST_PACKETS_OUT,
+	DETER_ST_RETRANS_OUT,
+	DETER_ST_SACKED_OUT,
+	DETER_ST_LOST_OUT,
+	DETER_ST_RCV_WND,
+	DETER_ST_TOTAL_RETRANS,
+	DETER_ST_TOTAL_RTO,
+	DETER_ST_RX_ZERO_WND,
+	DETER_ST_STATE,
+	DETER_ST_BYTES_ACKED,
+	DETER_ST_BYTES_RECEIVED,
+	DETER_ST_MAX,
+};
+
 #endif /* _DETER_ABI_H */

@@ -18,22 +18,34 @@
  * connection recorded in part without notice.
  *
  *   created + cloned - destroyed - detached == sockets listed
+ *
+ * Recorded connections are also hashed by (netns, 4-tuple): a qdisc that
+ * holds packets (netem) may orphan them, and the transmit probe then
+ * finds their connection from the headers (deter_conn_lookup()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <net/deter.h>
+#include <net/inet_sock.h>
 #include <net/sock.h>
 
 #include "deter_conn.h"
 #include "deter_rec.h"
 
+/* Buckets of the 4-tuple hash: recorded connections are few per host. */
+#define DETER_CONN_HASH_BITS 10
+
 static LIST_HEAD(deter_conn_list);
-static DEFINE_SPINLOCK(deter_conn_lock);	/* protects deter_conn_list */
+static DEFINE_HASHTABLE(deter_conn_hash_tbl, DETER_CONN_HASH_BITS);
+/* protects deter_conn_list and writers of deter_conn_hash_tbl */
+static DEFINE_SPINLOCK(deter_conn_lock);
 
 /*
  * Connection ids: a random epoch per module load in the high half, so
@@ -63,6 +75,69 @@ struct deter_sock *deter_conn_get(const struct sock *sk)
 	if (!deter_conn_is_tcp(sk))
 		return NULL;
 	return READ_ONCE(tcp_sk(sk)->deter);
+}
+
+static u32 deter_conn_key(const struct net *net, __be32 saddr, __be32 daddr,
+			  __be16 sport, __be16 dport)
+{
+	return jhash_3words((__force u32)saddr, (__force u32)daddr,
+			    (__force u32)sport << 16 | (__force u32)dport,
+			    (u32)(unsigned long)net);
+}
+
+/**
+ * deter_conn_hash() - make a recorded connection findable by 4-tuple
+ * @ds: its state; ds->sk has its addresses and ports set
+ */
+void deter_conn_hash(struct deter_sock *ds)
+{
+	const struct inet_sock *inet = inet_sk(ds->sk);
+
+	spin_lock_bh(&deter_conn_lock);
+	if (!ds->hashed) {
+		hash_add_rcu(deter_conn_hash_tbl, &ds->hnode,
+			     deter_conn_key(sock_net(ds->sk), inet->inet_saddr,
+					    inet->inet_daddr, inet->inet_sport,
+					    inet->inet_dport));
+		ds->hashed = true;
+	}
+	spin_unlock_bh(&deter_conn_lock);
+}
+
+/**
+ * deter_conn_lookup() - find a recorded connection by its 4-tuple
+ * @net: the namespace the packet is in
+ * @saddr: source address of a packet the connection sent
+ * @daddr: its destination address
+ * @sport: its source port
+ * @dport: its destination port
+ *
+ * Return: the connection's state, valid until the caller's RCU read-side
+ * critical section ends, or NULL.
+ */
+struct deter_sock *deter_conn_lookup(const struct net *net, __be32 saddr,
+				     __be32 daddr, __be16 sport, __be16 dport)
+{
+	struct deter_sock *ds;
+
+	hash_for_each_possible_rcu(deter_conn_hash_tbl, ds, hnode,
+				   deter_conn_key(net, saddr, daddr, sport, dport)) {
+		const struct inet_sock *inet = inet_sk(ds->sk);
+
+		if (inet->inet_saddr == saddr && inet->inet_daddr == daddr &&
+		    inet->inet_sport == sport && inet->inet_dport == dport &&
+		    net_eq(sock_net(ds->sk), net))
+			return ds;
+	}
+	return NULL;
+}
+
+static void deter_conn_unhash(struct deter_sock *ds)
+{
+	if (ds->hashed) {
+		hash_del_rcu(&ds->hnode);
+		ds->hashed = false;
+	}
 }
 
 static void deter_conn_attach(struct sock *sk)
@@ -117,6 +192,7 @@ void deter_conn_sk_destroy(struct sock *sk)
 	deter_rec_close(ds, sk);
 	spin_lock_bh(&deter_conn_lock);
 	list_del(&ds->node);
+	deter_conn_unhash(ds);
 	spin_unlock_bh(&deter_conn_lock);
 	deter_conn_detach(ds);
 }
@@ -142,7 +218,10 @@ void deter_conn_exit(void)
 
 	spin_lock_bh(&deter_conn_lock);
 	list_splice_init(&deter_conn_list, &gone);
+	list_for_each_entry(ds, &gone, node)
+		deter_conn_unhash(ds);
 	spin_unlock_bh(&deter_conn_lock);
+	synchronize_rcu();
 	list_for_each_entry_safe(ds, tmp, &gone, node) {
 		list_del(&ds->node);
 		deter_conn_detach(ds);

@@ -22,11 +22,14 @@
 #include "deter_sample.h"
 
 struct dentry;
+struct net;
 struct sk_buff;
 struct sock;
 
 struct deter_sock {
 	struct list_head node;		/* on deter_conn_list */
+	struct hlist_node hnode;	/* in deter_conn_hash, by 4-tuple */
+	bool hashed;			/* hnode is in the table */
 	struct sock *sk;		/* held (sock_hold) while listed */
 	u64 conn;			/* connection id, unique per boot */
 	atomic_t seq;			/* per-socket event sequence */
@@ -56,6 +59,9 @@ void deter_conn_sk_clone(struct sock *newsk, const struct sock *parent,
 			 const struct sk_buff *skb);
 void deter_conn_sk_destroy(struct sock *sk);
 struct deter_sock *deter_conn_get(const struct sock *sk);
+void deter_conn_hash(struct deter_sock *ds);
+struct deter_sock *deter_conn_lookup(const struct net *net, __be32 saddr,
+				     __be32 daddr, __be16 sport, __be16 dport);
 void deter_conn_init(void);
 void deter_conn_exit(void);
 

@@ -67,6 +67,8 @@ static DEFINE_MUTEX(deter_rec_ctl_mutex);	/* serialises control writes */
 
 static atomic64_t deter_rec_conns;	/* connections selected */
 static atomic64_t deter_rec_events;	/* events emitted */
+static atomic64_t deter_rec_tx_pkts;	/* packets seen leaving, recorded conns */
+static atomic64_t deter_rec_tx_orphan;	/* of those, found by 4-tuple */
 
 static struct tracepoint *deter_rec_tp_xmit;	/* net_dev_start_xmit */
 static struct tracepoint *deter_rec_tp_state;	/* inet_sock_set_state */
@@ -151,6 +153,7 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 	if (ds->conn_sent)
 		return;
 	ds->conn_sent = true;
+	deter_conn_hash(ds);
 	if (tp->rx_opt.tstamp_ok)
 		flags |= DETER_CONN_TS;
 	if (tp->rx_opt.sack_ok)
@@ -340,6 +343,39 @@ void deter_rec_lost(const struct sock *sk, u32 reason)
 		trace_deter_lost(0, reason);
 }
 
+/*
+ * The connection a departing packet belongs to: its socket, or, when a
+ * qdisc orphaned it (netem does while it holds packets), its 4-tuple in
+ * the device's namespace, so a forwarding hop never matches.
+ */
+static struct deter_sock *deter_rec_tx_conn(const struct sk_buff *skb,
+					    const struct net_device *dev)
+{
+	const struct tcphdr *th;
+	const struct iphdr *iph;
+	struct deter_sock *ds;
+
+	if (skb->sk) {
+		ds = deter_rec_get(skb->sk);
+		if (ds && !ds->hashed)
+			deter_conn_hash(ds);
+		return ds;
+	}
+	if (!READ_ONCE(deter_rec_armed) || !skb_transport_header_was_set(skb))
+		return NULL;
+	iph = ip_hdr(skb);
+	if (iph->protocol != IPPROTO_TCP)
+		return NULL;
+	th = tcp_hdr(skb);
+	ds = deter_conn_lookup(dev_net(dev), iph->saddr, iph->daddr, th->source,
+			       th->dest);
+	if (ds && READ_ONCE(ds->rec)) {
+		atomic64_inc(&deter_rec_tx_orphan);
+		return ds;
+	}
+	return NULL;
+}
+
 /* net_dev_start_xmit: a packet is handed to the device. */
 static void deter_rec_xmit(void *data, const struct sk_buff *skb,
 			   const struct net_device *dev)
@@ -349,11 +385,13 @@ static void deter_rec_xmit(void *data, const struct sk_buff *skb,
 	u64 idx, now;
 	bool out;
 
-	if (!skb->sk || skb->protocol != htons(ETH_P_IP))
+	if (skb->protocol != htons(ETH_P_IP))
 		return;
-	ds = deter_rec_get(skb->sk);
+	rcu_read_lock();
+	ds = deter_rec_tx_conn(skb, dev);
 	if (!ds)
-		return;
+		goto out_unlock;
+	atomic64_inc(&deter_rec_tx_pkts);
 	now = ktime_get_ns();
 	spin_lock(&ds->tx_lock);
 	idx = ntohs(ip_hdr(skb)->id);
@@ -366,6 +404,8 @@ static void deter_rec_xmit(void *data, const struct sk_buff *skb,
 	if (out)
 		deter_rec_emit(ds, DETER_EV_SAMPLE, 0, smp.idx, smp.ns,
 			       smp.gap_q10);
+out_unlock:
+	rcu_read_unlock();
 }
 
 /* inet_sock_set_state: connections start recording here. */
@@ -479,6 +519,10 @@ void deter_rec_stats_show(struct seq_file *m)
 		   (long long)atomic64_read(&deter_rec_conns));
 	seq_printf(m, "events_emitted %lld\n",
 		   (long long)atomic64_read(&deter_rec_events));
+	seq_printf(m, "tx_packets_sampled %lld\n",
+		   (long long)atomic64_read(&deter_rec_tx_pkts));
+	seq_printf(m, "tx_packets_orphaned %lld\n",
+		   (long long)atomic64_read(&deter_rec_tx_orphan));
 }
 
 /**

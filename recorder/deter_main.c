@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "deter_abi.h"
+#include "rec_main.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -70,9 +71,6 @@ static int deter_cmd_##cmd(int argc, char **argv)			\
 	return deter_cmd_pending(#cmd, argc, argv, deter_usage_##cmd);	\
 }
 
-DETER_PENDING_CMD(record)
-DETER_PENDING_CMD(ls)
-DETER_PENDING_CMD(show)
 DETER_PENDING_CMD(replay)
 
 static void deter_version(void)
@@ -103,10 +101,10 @@ static void deter_usage_help(FILE *f);
 
 static const struct deter_cmd deter_cmds[] = {
 	{ "record", "record TCP connections into per-connection logs",
-	  deter_cmd_record, deter_usage_record },
-	{ "ls", "list recorded connections", deter_cmd_ls, deter_usage_ls },
+	  rec_cmd_record, rec_usage_record },
+	{ "ls", "list recorded connections", rec_cmd_ls, rec_usage_ls },
 	{ "show", "print one connection's log as events",
-	  deter_cmd_show, deter_usage_show },
+	  rec_cmd_show, rec_usage_show },
 	{ "replay", "replay one connection deterministically",
 	  deter_cmd_replay, deter_usage_replay },
 	{ "version", "print version information",

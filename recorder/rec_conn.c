@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder's connection table.
+ *
+ * deter.ko numbers every event of a connection 1, 2, 3, ... (identity,
+ * events, checkpoints and the final summary alike). The table collects a
+ * connection's events until it holds the summary and exactly as many
+ * records as the summary's sequence number, then writes the log:
+ *
+ *   event --> conn = lookup(id) --> append --> complete? --> sort by seq,
+ *                                                            write, free
+ *
+ * When recording stops, what is left is written too, marked incomplete:
+ * not closed, or with events lost (records < highest sequence seen).
+ * Never is a log with missing events written as complete.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec_conn.h"
+
+/* Buckets of the id hash; ids are a counter, so they spread evenly. */
+#define REC_TABLE_BUCKETS 4096
+
+struct rec_conn {
+	struct rec_conn *next;		/* hash chain */
+	uint64_t conn;			/* connection id */
+	struct deter_log_header hdr;	/* identity, once known */
+	int have_id;			/* hdr holds the identity */
+	struct rec_ev *evs;		/* events, in arrival order */
+	size_t nevs, cap;
+	struct rec_state *states;	/* values of STATE events */
+	size_t nstates, scap;
+	uint32_t records;		/* records received, all kinds */
+	uint32_t max_seq;		/* highest sequence seen */
+	uint32_t final_seq;		/* the summary's sequence, 0 if none */
+	uint64_t first_ts, last_ts;	/* trace timestamps, ns */
+};
+
+struct rec_table {
+	struct rec_conn *b[REC_TABLE_BUCKETS];
+	char *dir, *host;
+	unsigned int written, incomplete;
+};
+
+struct rec_table *rec_table_new(const char *dir, const char *host)
+{
+	struct rec_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->dir = strdup(dir);
+	t->host = strdup(host);
+	if (!t->dir || !t->host) {
+		rec_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void rec_conn_free(struct rec_conn *c)
+{
+	free(c->evs);
+	free(c->states);
+	free(c);
+}
+
+void rec_table_free(struct rec_table *t)
+{
+	struct rec_conn *c, *n;
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < REC_TABLE_BUCKETS; i++)
+		for (c = t->b[i]; c; c = n) {
+			n = c->next;
+			rec_conn_free(c);
+		}
+	free(t->dir);
+	free(t->host);
+	free(t);
+}
+
+static struct rec_conn *rec_table_get(struct rec_table *t, uint64_t conn,
+				      uint64_t ts, uint32_t seq)
+{
+	struct rec_conn **pp = &t->b[conn % REC_TABLE_BUCKETS], *c;
+
+	for (c = *pp; c; c = c->next)
+		if (c->conn == conn)
+			break;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->conn = conn;
+		c->first_ts = ts;
+		c->next = *pp;
+		*pp = c;
+	}
+	c->records++;
+	if (seq > c->max_seq)
+		c->max_seq = seq;
+	if (ts < c->first_ts)
+		c->first_ts = ts;
+	if (ts > c->last_ts)
+		c->last_ts = ts;
+	return c;
+}
+
+int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
+		   const struct rec_conn_id *id)
+{
+	struct rec_conn *c = rec_table_get(t, conn, ts, id->seq);
+	struct deter_log_header *h;
+
+	if (!c)
+		return -1;
+	h = &c->hdr;
+	h->conn = conn;
+	h->real_ns = id->real_ns;
+	h->mono_ns = id->mono_ns;
+	h->saddr = id->saddr;
+	h->daddr = id->daddr;
+	h->sport = id->sport;
+	h->dport = id->dport;
+	h->netns = id->netns;
+	h->iss = id->iss;
+	h->irs = id->irs;
+	h->ipid = id->ipid;
+	h->flags = id->flags;
+	h->mss = id->mss;
+	h->wscale = id->wscale;
+	h->tsoffset = id->tsoffset;
+	memcpy(h->cc, id->cc, sizeof(h->cc));
+	h->cc[sizeof(h->cc) - 1] = '\0';
+	snprintf(h->host, sizeof(h->host), "%s", t->host);
+	c->have_id = 1;
+	return 0;
+}
+
+int rec_table_event(struct rec_table *t, uint64_t conn, uint64_t ts,
+		    const struct rec_ev *ev)
+{
+	struct rec_conn *c = rec_table_get(t, conn, ts, ev->seq);
+	struct rec_ev *ne;
+
+	if (!c)
+		return -1;
+	if (c->nevs == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		ne = realloc(c->evs, c->cap * sizeof(*ne));
+		if (!ne)
+			return -1;
+		c->evs = ne;
+	}
+	c->evs[c->nevs++] = *ev;
+	return 0;
+}
+
+int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
+		    uint32_t seq, int final, const struct rec_state *st)
+{
+	struct rec_conn *c = rec_table_get(t, conn, ts, seq);
+	struct rec_state *ns;
+	struct rec_ev ev = {
+		.seq = seq, .type = DETER_EV_STATE, .sub = !!final,
+	};
+
+	if (!c)
+		return -1;
+	if (c->nstates == c->scap) {
+		c->scap = c->scap ? c->scap * 2 : 16;
+		ns = realloc(c->states, c->scap * sizeof(*ns));
+		if (!ns)
+			return -1;
+		c->states = ns;
+	}
+	ev.a = c->nstates;
+	c->states[c->nstates++] = *st;
+	if (final)
+		c->final_seq = seq;
+	c->records--;	/* counted again as an event */
+	return rec_table_event(t, conn, ts, &ev);
+}
+
+static int rec_ev_cmp(const void *a, const void *b)
+{
+	const struct rec_ev *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Summaries for deter ls, from the events and the final state. */
+static void rec_conn_summarise(struct rec_conn *c)
+{
+	struct deter_log_header *h = &c->hdr;
+	const struct rec_state *last = NULL;
+	uint64_t gaps = 0, late = 0;
+	size_t i;
+
+	for (i = 0; i < c->nevs; i++) {
+		const struct rec_ev *e = &c->evs[i];
+
+		if (e->type == DETER_EV_STATE)
+			last = &c->states[e->a];
+		if (e->type != DETER_EV_NET)
+			continue;
+		if (e->sub == DETER_NET_GAP) {
+			gaps += e->b;
+		} else if (e->sub == DETER_NET_LATE) {
+			late += e->b;
+			h->reorders++;
+		} else if (e->sub == DETER_NET_CE) {
+			h->ce_marks += e->b;
+		}
+	}
+	h->drops = gaps > late ? gaps - late : 0;
+	if (last) {
+		h->total_retrans = last->v[DETER_ST_TOTAL_RETRANS];
+		h->total_rto = last->v[DETER_ST_TOTAL_RTO];
+		h->zero_wnd = last->v[DETER_ST_RX_ZERO_WND];
+		h->bytes_acked = last->v[DETER_ST_BYTES_ACKED];
+		h->bytes_received = last->v[DETER_ST_BYTES_RECEIVED];
+	}
+	h->duration_ns = c->last_ts - c->first_ts;
+}
+
+static int rec_table_write(struct rec_table *t, struct rec_conn *c,
+			   uint32_t status, char **err)
+{
+	char *path = NULL;
+	int r;
+
+	if (!c->have_id) {
+		c->hdr.conn = c->conn;
+		snprintf(c->hdr.host, sizeof(c->hdr.host), "%s", t->host);
+		status |= DETER_LOG_NO_IDENTITY;
+	}
+	qsort(c->evs, c->nevs, sizeof(*c->evs), rec_ev_cmp);
+	rec_conn_summarise(c);
+	c->hdr.status = status;
+	r = rec_log_write(t->dir, &c->hdr, c->evs, c->nevs, c->states, &path, err);
+	free(path);
+	if (!r) {
+		t->written++;
+		if (status)
+			t->incomplete++;
+	}
+	return r;
+}
+
+/**
+ * rec_table_flush() - write the logs of connections that are done
+ * @t: the table
+ * @stopping: recording stops: write everything, incomplete if need be
+ * @lost: the ring buffers lost events (overruns); with @stopping, any
+ *	connection not provably whole is marked as having lost events
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set (a log could not be written).
+ */
+int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
+		    char **err)
+{
+	struct rec_conn **pp, *c;
+	uint32_t status;
+	size_t i;
+
+	for (i = 0; i < REC_TABLE_BUCKETS; i++) {
+		pp = &t->b[i];
+		while ((c = *pp)) {
+			int whole = c->records == c->max_seq;
+
+			if (c->final_seq && whole) {
+				status = 0;
+			} else if (stopping) {
+				status = (c->final_seq ? 0 : DETER_LOG_NOT_CLOSED) |
+					 (whole && !lost ? 0 : DETER_LOG_LOST_EVENTS);
+			} else {
+				pp = &c->next;
+				continue;
+			}
+			if (!status && !whole)
+				status = DETER_LOG_LOST_EVENTS;
+			if (rec_table_write(t, c, status, err))
+				return -1;
+			*pp = c->next;
+			rec_conn_free(c);
+		}
+	}
+	return 0;
+}
+
+void rec_table_counts(const struct rec_table *t, unsigned int *written,
+		      unsigned int *incomplete, unsigned int *open)
+{
+	struct rec_conn *c;
+	size_t i;
+
+	*written = t->written;
+	*incomplete = t->incomplete;
+	*open = 0;
+	for (i = 0; i < REC_TABLE_BUCKETS; i++)
+		for (c = t->b[i]; c; c = c->next)
+			(*open)++;
+}

@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection logs: encode a connection's events compactly, decode strictly.
+ *
+ * A log is a struct deter_log_header followed by one zstd frame. Inside,
+ * each record is a tag byte (event type << 4 | sub), the sequence-number
+ * delta as a varint, and a type-specific payload of varints, most of them
+ * deltas against what the decoder can predict:
+ *
+ *   LOCK       a (deferred)
+ *   RX         zigzag(idx - expected idx), flags byte, segs
+ *              (expected idx = previous RX's idx + its segs)
+ *   NET        zigzag(idx - last RX idx), count
+ *   CALL       bytes, flags << 32 | tid      -- or CALLREF: dictionary index
+ *   CALL_DONE  zigzag(ret)
+ *   SAMPLE     idx - previous sample idx, zigzag(ns delta), gap_q10
+ *   CONFIG     value
+ *   STATE      DETER_ST_MAX x zigzag(value - previous state's value)
+ *   RUN        n: the previous LOCK or RX repeats n more times, each with
+ *              sequence + 1 (and, for RX, the expected idx)
+ *
+ * Runs make the common case, a stream of in-order segments received in
+ * softirq or a burst of lock acquisitions by one context, cost bytes per
+ * run instead of per event (DETER §4: run-length lock owners). Socket
+ * calls repeat (fixed-size application I/O), so the last 64 distinct
+ * (bytes, flags, tid) triples form a dictionary (DETER: call patterns).
+ *
+ * Decoding is strict: every varint is bounded, every field range-checked,
+ * the event count must match the header; an error names file and offset
+ * ("body+N" counts from the start of the decompressed body). Logs are
+ * written to a temporary file, fsync'd and renamed, mode 0600, so a
+ * killed recorder never leaves a partial log under a log's name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "rec_log.h"
+#include "rec_varint.h"
+
+_Static_assert(sizeof(struct deter_log_header) == 232, "log header layout");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "logs are little-endian; add conversions for this host");
+
+enum {
+	REC_LOG_RUN = 0,		/* tag type: repeat previous */
+	REC_LOG_CALLREF = 15,		/* tag type: CALL from dictionary */
+	REC_LOG_DICT = 64,		/* dictionary entries */
+	/* zstd level: 3 is the library default, fast enough for a recorder. */
+	REC_LOG_ZSTD_LEVEL = 3,
+	/* No log may claim more events than this (a 32-bit seq space). */
+	REC_LOG_MAX_EVENTS = 1 << 28,
+};
+
+static int __attribute__((format(printf, 2, 3)))
+rec_log_err(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		if (vasprintf(err, fmt, ap) < 0)
+			*err = NULL;
+		va_end(ap);
+	}
+	return -1;
+}
+
+struct rec_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static int rec_buf_reserve(struct rec_buf *b, size_t more)
+{
+	uint8_t *np;
+	size_t cap;
+
+	if (b->len + more <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap * 2 : 4096;
+	while (cap < b->len + more)
+		cap *= 2;
+	np = realloc(b->p, cap);
+	if (!np)
+		return -1;
+	b->p = np;
+	b->cap = cap;
+	return 0;
+}
+
+static int rec_buf_varint(struct rec_buf *b, uint64_t v)
+{
+	if (rec_buf_reserve(b, REC_VARINT_MAX))
+		return -1;
+	b->len += rec_varint_put(b->p + b->len, v);
+	return 0;
+}
+
+static int rec_buf_byte(struct rec_buf *b, uint8_t v)
+{
+	if (rec_buf_reserve(b, 1))
+		return -1;
+	b->p[b->len++] = v;
+	return 0;
+}
+
+/* What both encoder and decoder carry from one record to the next. */
+struct rec_log_ctx {
+	uint32_t seq;			/* last sequence number */
+	struct rec_ev prev;		/* last event, for runs */
+	uint64_t rx_expect;		/* expected idx of the next RX */
+	uint64_t rx_last;		/* idx of the last RX */
+	uint64_t smp_idx, smp_ns;	/* last SAMPLE */
+	struct rec_state state;		/* last STATE's values */
+	uint64_t dict[REC_LOG_DICT][2];	/* CALL (a, b) dictionary */
+	unsigned int ndict, dict_next;
+};
+
+static int rec_log_dict_find(const struct rec_log_ctx *c, uint64_t a, uint64_t b)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->ndict; i++)
+		if (c->dict[i][0] == a && c->dict[i][1] == b)
+			return i;
+	return -1;
+}
+
+static void rec_log_dict_add(struct rec_log_ctx *c, uint64_t a, uint64_t b)
+{
+	c->dict[c->dict_next][0] = a;
+	c->dict[c->dict_next][1] = b;
+	c->dict_next = (c->dict_next + 1) % REC_LOG_DICT;
+	if (c->ndict < REC_LOG_DICT)
+		c->ndict++;
+}
+
+/* Update the context with an event just encoded or decoded. */
+static void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
+			      const struct rec_state *st)
+{
+	c->seq = e->seq;
+	c->prev = *e;
+	switch (e->type) {
+	case DETER_EV_RX:
+		c->rx_last = e->a;
+		c->rx_expect = e->a + e->c;
+		break;
+	case DETER_EV_SAMPLE:
+		c->smp_idx = e->a;
+		c->smp_ns = e->b;
+		break;
+	case DETER_EV_STATE:
+		c->state = *st;
+		break;
+	}
+}
+
+static int rec_log_runnable(const struct rec_log_ctx *c, const struct rec_ev *e)
+{
+	const struct rec_ev *p = &c->prev;
+
+	if (!c->seq || e->seq != p->seq + 1 || e->type != p->type ||
+	    e->sub != p->sub)
+		return 0;
+	if (e->type == DETER_EV_LOCK)
+		return e->a == p->a;
+	if (e->type == DETER_EV_RX)
+		return e->a == c->rx_expect && e->b == p->b && e->c == p->c;
+	return 0;
+}
+
+/**
+ * rec_log_encode() - encode events into a log body (before compression)
+ * @evs: events sorted by sequence number
+ * @n: how many
+ * @states: the values STATE events index
+ * @out: the body, malloc'd
+ * @len: its length
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_log_encode(const struct rec_ev *evs, size_t n,
+		   const struct rec_state *states, uint8_t **out, size_t *len,
+		   char **err)
+{
+	struct rec_log_ctx *c = calloc(1, sizeof(*c));
+	struct rec_buf b = { 0 };
+	uint64_t run = 0;
+	size_t i;
+	int k, r = 0;
+
+	if (!c)
+		return rec_log_err(err, "out of memory");
+	for (i = 0; i < n && !r; i++) {
+		const struct rec_ev *e = &evs[i];
+		const struct rec_state *st = NULL;
+		unsigned int j;
+
+		if (e->type == DETER_EV_STATE)
+			st = &states[e->a];
+		if (rec_log_runnable(c, e)) {
+			run++;
+			rec_log_ctx_after(c, e, st);
+			continue;
+		}
+		if (run) {
+			r |= rec_buf_byte(&b, REC_LOG_RUN << 4);
+			r |= rec_buf_varint(&b, run);
+			run = 0;
+		}
+		if (e->sub > 15 || e->type == REC_LOG_RUN ||
+		    e->type > DETER_EV_STATE || e->seq <= c->seq) {
+			free(c);
+			free(b.p);
+			return rec_log_err(err, "event %zu (seq %u): cannot encode type %u sub %u",
+					   i, e->seq, e->type, e->sub);
+		}
+		k = e->type == DETER_EV_CALL ? rec_log_dict_find(c, e->a, e->b) : -1;
+		r |= rec_buf_byte(&b, (k >= 0 ? REC_LOG_CALLREF : e->type) << 4 | e->sub);
+		r |= rec_buf_varint(&b, e->seq - c->seq);
+		switch (e->type) {
+		case DETER_EV_LOCK:
+		case DETER_EV_CONFIG:
+			r |= rec_buf_varint(&b, e->a);
+			break;
+		case DETER_EV_RX:
+			r |= rec_buf_varint(&b, rec_zigzag_encode(e->a - c->rx_expect));
+			r |= rec_buf_byte(&b, (uint8_t)e->b);
+			r |= rec_buf_varint(&b, e->c);
+			break;
+		case DETER_EV_NET:
+			r |= rec_buf_varint(&b, rec_zigzag_encode(e->a - c->rx_last));
+			r |= rec_buf_varint(&b, e->b);
+			break;
+		case DETER_EV_CALL:
+			if (k >= 0) {
+				r |= rec_buf_varint(&b, k);
+				break;
+			}
+			r |= rec_buf_varint(&b, e->a);
+			r |= rec_buf_varint(&b, e->b);
+			rec_log_dict_add(c, e->a, e->b);
+			break;
+		case DETER_EV_CALL_DONE:
+			r |= rec_buf_varint(&b, rec_zigzag_encode(e->a));
+			break;
+		case DETER_EV_SAMPLE:
+			r |= rec_buf_varint(&b, e->a - c->smp_idx);
+			r |= rec_buf_varint(&b, rec_zigzag_encode(e->b - c->smp_ns));
+			r |= rec_buf_varint(&b, e->c);
+			break;
+		case DETER_EV_STATE:
+			for (j = 0; j < DETER_ST_MAX; j++)
+				r |= rec_buf_varint(&b,
+						    rec_zigzag_encode(st->v[j] - c->state.v[j]));
+			break;
+		}
+		rec_log_ctx_after(c, e, st);
+	}
+	if (run && !r) {
+		r |= rec_buf_byte(&b, REC_LOG_RUN << 4);
+		r |= rec_buf_varint(&b, run);
+	}
+	free(c);
+	if (r) {
+		free(b.p);
+		return rec_log_err(err, "out of memory");
+	}
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+struct rec_log_rd {
+	const uint8_t *p;
+	size_t len, off;
+	char **err;
+};
+
+static int rec_log_get(struct rec_log_rd *rd, uint64_t *v, const char *what)
+{
+	size_t used;
+
+	if (rec_varint_get(rd->p + rd->off, rd->len - rd->off, v, &used))
+		return rec_log_err(rd->err, "body+%zu: %s: %s", rd->off, what,
+				   errno == EMSGSIZE ? "truncated" : "bad varint");
+	rd->off += used;
+	return 0;
+}
+
+static int rec_log_push(struct rec_log *log, size_t *cap, const struct rec_ev *e)
+{
+	struct rec_ev *ne;
+
+	if (log->nevs == *cap) {
+		*cap = *cap ? *cap * 2 : 1024;
+		ne = realloc(log->evs, *cap * sizeof(*ne));
+		if (!ne)
+			return -1;
+		log->evs = ne;
+	}
+	log->evs[log->nevs++] = *e;
+	return 0;
+}
+
+/**
+ * rec_log_decode() - decode a log body
+ * @buf: the decompressed body
+ * @len: its length
+ * @nevents: events the header promises
+ * @log: filled: evs, nevs, states, nstates
+ * @err: the error message ("body+N: ...")
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
+		   struct rec_log *log, char **err)
+{
+	struct rec_log_rd rd = { .p = buf, .len = len, .err = err };
+	struct rec_log_ctx *c = calloc(1, sizeof(*c));
+	size_t cap = 0, scap = 0, at;
+	uint64_t v, n, i;
+	struct rec_ev e;
+	unsigned int type, j;
+
+	if (!c)
+		return rec_log_err(err, "out of memory");
+	while (rd.off < rd.len) {
+		at = rd.off;
+		type = buf[rd.off] >> 4;
+		memset(&e, 0, sizeof(e));
+		e.sub = buf[rd.off++] & 0xf;
+		if (type == REC_LOG_RUN) {
+			if (!c->seq ||
+			    (c->prev.type != DETER_EV_LOCK && c->prev.type != DETER_EV_RX)) {
+				rec_log_err(err, "body+%zu: run without an event to repeat", at);
+				goto fail;
+			}
+			if (rec_log_get(&rd, &n, "run length"))
+				goto fail;
+			if (n > nevents - log->nevs) {
+				rec_log_err(err, "body+%zu: run of %llu exceeds the %u events in the header",
+					    at, (unsigned long long)n, nevents);
+				goto fail;
+			}
+			for (i = 0; i < n; i++) {
+				e = c->prev;
+				e.seq++;
+				if (e.type == DETER_EV_RX)
+					e.a = c->rx_expect;
+				if (rec_log_push(log, &cap, &e))
+					goto nomem;
+				rec_log_ctx_after(c, &e, NULL);
+			}
+			continue;
+		}
+		if (type > DETER_EV_STATE && type != REC_LOG_CALLREF) {
+			rec_log_err(err, "body+%zu: unknown event type %u", at, type);
+			goto fail;
+		}
+		if (log->nevs == nevents) {
+			rec_log_err(err, "body+%zu: more events than the %u in the header",
+				    at, nevents);
+			goto fail;
+		}
+		e.type = type == REC_LOG_CALLREF ? DETER_EV_CALL : type;
+		if (rec_log_get(&rd, &v, "sequence delta"))
+			goto fail;
+		if (!v || v > UINT32_MAX - c->seq) {
+			rec_log_err(err, "body+%zu: sequence number does not advance", at);
+			goto fail;
+		}
+		e.seq = c->seq + v;
+		switch (type) {
+		case DETER_EV_LOCK:
+			if (e.sub >= DETER_LOCK_MAX) {
+				rec_log_err(err, "body+%zu: unknown lock owner %u", at, e.sub);
+				goto fail;
+			}
+			if (rec_log_get(&rd, &e.a, "lock"))
+				goto fail;
+			break;
+		case DETER_EV_CONFIG:
+			if (e.sub >= DETER_CFG_MAX) {
+				rec_log_err(err, "body+%zu: unknown config field %u", at, e.sub);
+				goto fail;
+			}
+			if (rec_log_get(&rd, &e.a, "config value"))
+				goto fail;
+			break;
+		case DETER_EV_RX:
+			if (rec_log_get(&rd, &v, "rx index"))
+				goto fail;
+			e.a = c->rx_expect + rec_zigzag_decode(v);
+			if (rd.off == rd.len) {
+				rec_log_err(err, "body+%zu: rx flags: truncated", rd.off);
+				goto fail;
+			}
+			e.b = buf[rd.off++];
+			if (rec_log_get(&rd, &e.c, "rx segments"))
+				goto fail;
+			break;
+		case DETER_EV_NET:
+			if (e.sub >= DETER_NET_MAX) {
+				rec_log_err(err, "body+%zu: unknown network action %u", at, e.sub);
+				goto fail;
+			}
+			if (rec_log_get(&rd, &v, "net index") ||
+			    rec_log_get(&rd, &e.b, "net count"))
+				goto fail;
+			e.a = c->rx_last + rec_zigzag_decode(v);
+			break;
+		case REC_LOG_CALLREF:
+			if (rec_log_get(&rd, &v, "call reference"))
+				goto fail;
+			if (v >= c->ndict) {
+				rec_log_err(err, "body+%zu: call reference %llu not in dictionary",
+					    at, (unsigned long long)v);
+				goto fail;
+			}
+			e.a = c->dict[v][0];
+			e.b = c->dict[v][1];
+			break;
+		case DETER_EV_CALL:
+			if (rec_log_get(&rd, &e.a, "call bytes") ||
+			    rec_log_get(&rd, &e.b, "call flags"))
+				goto fail;
+			rec_log_dict_add(c, e.a, e.b);
+			break;
+		case DETER_EV_CALL_DONE:
+			if (rec_log_get(&rd, &v, "call result"))
+				goto fail;
+			e.a = (uint64_t)rec_zigzag_decode(v);
+			break;
+		case DETER_EV_SAMPLE:
+			if (rec_log_get(&rd, &v, "sample index"))
+				goto fail;
+			e.a = c->smp_idx + v;
+			if (rec_log_get(&rd, &v, "sample time"))
+				goto fail;
+			e.b = c->smp_ns + rec_zigzag_decode(v);
+			if (rec_log_get(&rd, &e.c, "sample gap"))
+				goto fail;
+			break;
+		case DETER_EV_STATE: {
+			struct rec_state *ns, st;
+
+			for (j = 0; j < DETER_ST_MAX; j++) {
+				if (rec_log_get(&rd, &v, "state value"))
+					goto fail;
+				st.v[j] = c->state.v[j] + rec_zigzag_decode(v);
+			}
+			if (log->nstates == scap) {
+				scap = scap ? scap * 2 : 64;
+				ns = realloc(log->states, scap * sizeof(*ns));
+				if (!ns)
+					goto nomem;
+				log->states = ns;
+			}
+			e.a = log->nstates;
+			log->states[log->nstates++] = st;
+			rec_log_ctx_after(c, &e, &st);
+			if (rec_log_push(log, &cap, &e))
+				goto nomem;
+			continue;
+		}
+		default:
+			rec_log_err(err, "body+%zu: unknown event type %u", at, type);
+			goto fail;
+		}
+		if ((e.type == DETER_EV_CALL || e.type == DETER_EV_CALL_DONE) &&
+		    e.sub >= DETER_ABI_CALL_MAX) {
+			rec_log_err(err, "body+%zu: unknown socket call %u", at, e.sub);
+			goto fail;
+		}
+		rec_log_ctx_after(c, &e, NULL);
+		if (rec_log_push(log, &cap, &e))
+			goto nomem;
+	}
+	if (log->nevs != nevents) {
+		rec_log_err(err, "body+%zu: %zu events, header says %u",
+			    rd.off, log->nevs, nevents);
+		goto fail;
+	}
+	free(c);
+	return 0;
+nomem:
+	rec_log_err(err, "out of memory");
+fail:
+	free(c);
+	return -1;
+}
+
+/**
+ * rec_log_write() - write one connection's log into @dir
+ * @dir: the log directory
+ * @hdr: the header; body_len, body_raw_len and nevents are filled in
+ * @evs: events sorted by sequence
+ * @n: how many
+ * @states: the values STATE events index
+ * @path: the file written, malloc'd
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_log_write(const char *dir, struct deter_log_header *hdr,
+		  const struct rec_ev *evs, size_t n,
+		  const struct rec_state *states, char **path, char **err)
+{
+	char *tmp = NULL, *dst = NULL;
+	uint8_t *raw = NULL, *z = NULL;
+	size_t rawlen, zcap, zlen;
+	int fd = -1, ret = -1;
+
+	if (rec_log_encode(evs, n, states, &raw, &rawlen, err))
+		return -1;
+	zcap = ZSTD_compressBound(rawlen);
+	z = malloc(zcap ? zcap : 1);
+	if (!z) {
+		rec_log_err(err, "out of memory");
+		goto out;
+	}
+	zlen = ZSTD_compress(z, zcap, raw, rawlen, REC_LOG_ZSTD_LEVEL);
+	if (ZSTD_isError(zlen)) {
+		rec_log_err(err, "zstd: %s", ZSTD_getErrorName(zlen));
+		goto out;
+	}
+	memcpy(hdr->magic, DETER_LOG_MAGIC, sizeof(hdr->magic));
+	hdr->version = DETER_ABI_VERSION;
+	hdr->header_len = sizeof(*hdr);
+	hdr->nevents = n;
+	hdr->body_len = zlen;
+	hdr->body_raw_len = rawlen;
+	hdr->pad = 0;
+	if (asprintf(&dst, "%s/%016llx.dlog", dir, (unsigned long long)hdr->conn) < 0 ||
+	    asprintf(&tmp, "%s/.%016llx.dlog.tmp", dir, (unsigned long long)hdr->conn) < 0) {
+		rec_log_err(err, "out of memory");
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || fchmod(fd, 0600) ||
+	    write(fd, hdr, sizeof(*hdr)) != (ssize_t)sizeof(*hdr) ||
+	    write(fd, z, zlen) != (ssize_t)zlen || fsync(fd)) {
+		rec_log_err(err, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (close(fd)) {
+		fd = -1;
+		rec_log_err(err, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, dst)) {
+		rec_log_err(err, "%s: %s", dst, strerror(errno));
+		goto out;
+	}
+	*path = dst;
+	dst = NULL;
+	ret = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(tmp);
+	free(dst);
+	free(raw);
+	free(z);
+	return ret;
+}
+
+static int rec_log_check_header(const char *path, const struct deter_log_header *h,
+				off_t size, char **err)
+{
+	if (memcmp(h->magic, DETER_LOG_MAGIC, sizeof(h->magic)))
+		return rec_log_err(err, "%s:0: not a deter log (bad magic)", path);
+	if (h->version != DETER_ABI_VERSION)
+		return rec_log_err(err, "%s:8: log format version %u, this deter reads version %d",
+				   path, h->version, DETER_ABI_VERSION);
+	if (h->header_len != sizeof(*h))
+		return rec_log_err(err, "%s:12: header length %u, expected %zu",
+				   path, h->header_len, sizeof(*h));
+	if (h->nevents > REC_LOG_MAX_EVENTS)
+		return rec_log_err(err, "%s:112: %u events is more than a log can hold",
+				   path, h->nevents);
+	if (size >= 0 && (uint64_t)size != sizeof(*h) + (uint64_t)h->body_len)
+		return rec_log_err(err, "%s:%lld: file is %lld bytes, header says %zu",
+				   path, (long long)(size < (off_t)sizeof(*h) + h->body_len ?
+						     size : (off_t)sizeof(*h) + h->body_len),
+				   (long long)size, sizeof(*h) + h->body_len);
+	if (h->cc[sizeof(h->cc) - 1] || h->host[sizeof(h->host) - 1])
+		return rec_log_err(err, "%s:148: unterminated string in header", path);
+	return 0;
+}
+
+/**
+ * rec_log_read_header() - read and check a log's header only
+ * @path: the log
+ * @hdr: filled
+ * @err: the error message, "PATH:OFFSET: what"
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_log_read_header(const char *path, struct deter_log_header *hdr,
+			char **err)
+{
+	struct stat st;
+	ssize_t got;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return rec_log_err(err, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		close(fd);
+		return rec_log_err(err, "%s: %s", path, strerror(errno));
+	}
+	got = read(fd, hdr, sizeof(*hdr));
+	close(fd);
+	if (got < 0)
+		return rec_log_err(err, "%s: %s", path, strerror(errno));
+	if (got < 8 || memcmp(hdr->magic, DETER_LOG_MAGIC, 8))
+		return rec_log_err(err, "%s:0: not a deter log (bad magic)", path);
+	if ((size_t)got < sizeof(*hdr))
+		return rec_log_err(err, "%s:%zd: truncated header (%zd of %zu bytes)",
+				   path, got, got, sizeof(*hdr));
+	return rec_log_check_header(path, hdr, st.st_size, err);
+}
+
+/**
+ * rec_log_read() - read, check and decode a whole log
+ * @path: the log
+ * @err: the error message, "PATH:OFFSET: what"
+ *
+ * Return: the log (rec_log_free() it), or NULL with *err set.
+ */
+struct rec_log *rec_log_read(const char *path, char **err)
+{
+	struct rec_log *log = calloc(1, sizeof(*log));
+	uint8_t *z = NULL, *raw = NULL;
+	unsigned long long rawlen;
+	char *derr = NULL;
+	size_t got;
+	FILE *f = NULL;
+
+	if (!log) {
+		rec_log_err(err, "out of memory");
+		return NULL;
+	}
+	if (rec_log_read_header(path, &log->hdr, err))
+		goto fail;
+	f = fopen(path, "rb");
+	z = malloc(log->hdr.body_len ? log->hdr.body_len : 1);
+	raw = malloc(log->hdr.body_raw_len ? log->hdr.body_raw_len : 1);
+	if (!f || !z || !raw) {
+		rec_log_err(err, "%s: %s", path, f ? "out of memory" : strerror(errno));
+		goto fail;
+	}
+	if (fseek(f, sizeof(log->hdr), SEEK_SET) ||
+	    fread(z, 1, log->hdr.body_len, f) != log->hdr.body_len) {
+		rec_log_err(err, "%s:%zu: truncated body", path, sizeof(log->hdr));
+		goto fail;
+	}
+	rawlen = ZSTD_getFrameContentSize(z, log->hdr.body_len);
+	if (rawlen != log->hdr.body_raw_len) {
+		rec_log_err(err, "%s:%zu: corrupt body (zstd frame size %lld, header says %u)",
+			    path, sizeof(log->hdr), (long long)rawlen, log->hdr.body_raw_len);
+		goto fail;
+	}
+	got = ZSTD_decompress(raw, log->hdr.body_raw_len, z, log->hdr.body_len);
+	if (ZSTD_isError(got) || got != log->hdr.body_raw_len) {
+		rec_log_err(err, "%s:%zu: corrupt body (%s)", path, sizeof(log->hdr),
+			    ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+		goto fail;
+	}
+	if (rec_log_decode(raw, got, log->hdr.nevents, log, &derr)) {
+		rec_log_err(err, "%s:%s", path, derr ? derr : "decode error");
+		free(derr);
+		goto fail;
+	}
+	fclose(f);
+	free(z);
+	free(raw);
+	return log;
+fail:
+	if (f)
+		fclose(f);
+	free(z);
+	free(raw);
+	rec_log_free(log);
+	return NULL;
+}
+
+void rec_log_free(struct rec_log *log)
+{
+	if (!log)
+		return;
+	free(log->evs);
+	free(log->states);
+	free(log);
+}

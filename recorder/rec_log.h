@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interface for deter's connection logs: encoding events into a log file
+ * and decoding them back, strictly. Not thread-safe per object; errors
+ * come back as a message in *err (caller frees) naming file and offset.
+ */
+#ifndef _REC_LOG_H
+#define _REC_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "deter_abi.h"
+
+/* One event of a connection, in memory. */
+struct rec_ev {
+	uint32_t seq;		/* per-socket sequence number */
+	uint16_t type;		/* enum deter_ev_type, or DETER_EV_STATE */
+	uint16_t sub;		/* type-specific, see deter_abi.h */
+	uint64_t a, b, c;	/* type-specific; STATE: a indexes states */
+};
+
+/* The values of a STATE event (enum deter_state_field). */
+struct rec_state {
+	uint64_t v[DETER_ST_MAX];
+};
+
+struct rec_log {
+	struct deter_log_header hdr;
+	struct rec_ev *evs;
+	size_t nevs;
+	struct rec_state *states;
+	size_t nstates;
+};
+
+int rec_log_encode(const struct rec_ev *evs, size_t n,
+		   const struct rec_state *states, uint8_t **out, size_t *len,
+		   char **err);
+int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
+		   struct rec_log *log, char **err);
+int rec_log_write(const char *dir, struct deter_log_header *hdr,
+		  const struct rec_ev *evs, size_t n,
+		  const struct rec_state *states, char **path, char **err);
+int rec_log_read_header(const char *path, struct deter_log_header *hdr,
+			char **err);
+struct rec_log *rec_log_read(const char *path, char **err);
+void rec_log_free(struct rec_log *log);
+
+#endif /* _REC_LOG_H */

@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * deter record, ls, show: the recording side's command line.
+ *
+ *   record: arm deter.ko (debugfs deter/control), drain its events from
+ *           tracefs every 100 ms into the connection table, which writes
+ *           each connection's log as soon as it is whole; on SIGINT or
+ *           SIGTERM (or --duration), disarm, drain, write what is left
+ *           marked incomplete.
+ *   ls:     one line (or JSON object) per log, from the headers alone.
+ *   show:   one log decoded into a readable event list.
+ *
+ * Logs never hold payload bytes: deter.ko never reads any.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "deter_abi.h"
+#include "rec_conn.h"
+#include "rec_log.h"
+#include "rec_main.h"
+#include "rec_trace.h"
+
+#define REC_CONTROL "/sys/kernel/debug/deter/control"
+#define REC_DEFAULT_DIR "deter-logs"
+/* Per-CPU ring buffer: 16 MiB holds ~0.4 M events, seconds of line rate. */
+#define REC_BUFFER_KB 16384
+
+static int __attribute__((format(printf, 2, 3)))
+rec_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "deter: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int __attribute__((format(printf, 2, 3)))
+rec_usage_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "deter: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'deter %s --help'.\n", cmd);
+	return 2;
+}
+
+static int rec_num(const char *s, unsigned long long max, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || end == s || *end || *v > max ? -1 : 0;
+}
+
+static int rec_control(const char *cmd, const char *msg)
+{
+	FILE *f = fopen(REC_CONTROL, "w");
+
+	if (!f) {
+		if (errno == ENOENT)
+			return rec_fail(cmd, "deter.ko is not loaded (%s missing): insmod deter.ko",
+					REC_CONTROL);
+		if (errno == EACCES || errno == EPERM)
+			return rec_fail(cmd, "%s: needs CAP_NET_ADMIN (run as root)", REC_CONTROL);
+		return rec_fail(cmd, "%s: %s", REC_CONTROL, strerror(errno));
+	}
+	if (fputs(msg, f) < 0 || fclose(f)) {
+		if (errno == EPERM)
+			return rec_fail(cmd, "%s: needs CAP_NET_ADMIN (run as root)", REC_CONTROL);
+		return rec_fail(cmd, "%s: '%s': %s", REC_CONTROL, msg, strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * Unblock the stop signals again; ones that arrived after the first are
+ * consumed first, as they were ignored while recording wound down.
+ */
+static void rec_unblock_stop(const sigset_t *stop, const sigset_t *old)
+{
+	struct timespec zero = { 0, 0 };
+
+	while (sigtimedwait(stop, NULL, &zero) > 0)
+		continue;
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+void rec_usage_record(FILE *f)
+{
+	fprintf(f,
+		"usage: deter record [-o DIR] [--port P]... [--threshold-us N] [--duration S]\n"
+		"\n"
+		"Record every TCP connection that starts from now on (or only those on\n"
+		"port P) into per-connection logs in DIR (default ./%s), until SIGINT,\n"
+		"SIGTERM or S seconds. Needs deter.ko loaded and CAP_NET_ADMIN.\n"
+		"\n"
+		"  -o, --output DIR     log directory (created, mode 0700)\n"
+		"  -p, --port P         record connections with local or remote port P (repeatable)\n"
+		"  -t, --threshold-us N send-time sampling error bound, us (default 5)\n"
+		"  -D, --duration S     stop after S seconds\n"
+		"  -b, --buffer-kb N    ring buffer per CPU, KiB (default %d)\n",
+		REC_DEFAULT_DIR, REC_BUFFER_KB);
+}
+
+int rec_cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "threshold-us", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long v, th_us = DETER_SAMPLE_THRESHOLD_NS / 1000;
+	unsigned long long duration = 0, buffer_kb = REC_BUFFER_KB;
+	unsigned int written, incomplete, open, nports = 0;
+	const char *dir = REC_DEFAULT_DIR;
+	char ctl[256], host[64] = "localhost", *err = NULL;
+	unsigned short ports[16];
+	struct rec_table *table = NULL;
+	struct rec_trace *trace = NULL;
+	struct timespec tick = { 0, 100 * 1000 * 1000 }, start, now;
+	sigset_t stop, old;
+	unsigned long long lost;
+	int c, ret = 1, len, blocked = 0;
+	unsigned int i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:p:t:D:b:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			dir = optarg;
+			break;
+		case 'p':
+			if (rec_num(optarg, 65535, &v) || !v)
+				return rec_usage_err("record", "--port: '%s' is not a port",
+						     optarg);
+			if (nports == 16)
+				return rec_usage_err("record", "at most 16 --port options");
+			ports[nports++] = v;
+			break;
+		case 't':
+			if (rec_num(optarg, 1000000, &th_us))
+				return rec_usage_err("record",
+						     "--threshold-us: '%s' is not a number of microseconds",
+						     optarg);
+			break;
+		case 'D':
+			if (rec_num(optarg, 86400 * 365, &duration) || !duration)
+				return rec_usage_err("record",
+						     "--duration: '%s' is not a number of seconds",
+						     optarg);
+			break;
+		case 'b':
+			if (rec_num(optarg, 1 << 22, &buffer_kb) || buffer_kb < 64)
+				return rec_usage_err("record",
+						     "--buffer-kb: '%s' is not a size from 64 to 4194304",
+						     optarg);
+			break;
+		case 'h':
+			rec_usage_record(stdout);
+			return 0;
+		default:
+			return rec_usage_err("record", "bad option");
+		}
+	}
+	if (optind != argc)
+		return rec_usage_err("record", "unexpected argument '%s'", argv[optind]);
+
+	if (access(REC_CONTROL, F_OK))
+		return rec_fail("record", "deter.ko is not loaded (%s missing): insmod deter.ko",
+				REC_CONTROL);
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return rec_fail("record", "%s: %s", dir, strerror(errno));
+	gethostname(host, sizeof(host) - 1);
+	table = rec_table_new(dir, host);
+	if (!table)
+		return rec_fail("record", "out of memory");
+	trace = rec_trace_open(buffer_kb, &err);
+	if (!trace) {
+		rec_fail("record", "%s", err ? err : "cannot open tracefs");
+		goto out;
+	}
+	len = snprintf(ctl, sizeof(ctl), "record %llu", th_us * 1000);
+	for (i = 0; i < nports; i++)
+		len += snprintf(ctl + len, sizeof(ctl) - len, " %u", ports[i]);
+	if (rec_control("record", ctl))
+		goto out;
+	/* SIGINT and SIGTERM stop recording: wait for them as the poll tick. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	blocked = 1;
+	fprintf(stderr, "deter: recording into %s (threshold %llu us%s); stop with Ctrl-C\n",
+		dir, th_us, nports ? ", selected ports" : "");
+	clock_gettime(CLOCK_MONOTONIC, &start);
+
+	while (sigtimedwait(&stop, NULL, &tick) < 0) {
+		if (rec_trace_poll(trace, table, &err) ||
+		    rec_table_flush(table, 0, 0, &err)) {
+			rec_fail("record", "%s", err);
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (duration && (unsigned long long)(now.tv_sec - start.tv_sec) >= duration)
+			break;
+	}
+	rec_control("record", "stop");
+	if (rec_trace_poll(trace, table, &err)) {
+		rec_fail("record", "%s", err);
+		goto out;
+	}
+	lost = rec_trace_lost(trace);
+	if (rec_table_flush(table, 1, lost > 0, &err)) {
+		rec_fail("record", "%s", err);
+		goto out;
+	}
+	rec_table_counts(table, &written, &incomplete, &open);
+	fprintf(stderr,
+		"deter: %u connection%s recorded in %s, %u incomplete; %llu events read, %llu lost\n",
+		written, written == 1 ? "" : "s", dir, incomplete,
+		rec_trace_events(trace), lost);
+	ret = lost ? 1 : 0;
+out:
+	if (blocked)
+		rec_unblock_stop(&stop, &old);
+	free(err);
+	rec_trace_close(trace);
+	rec_table_free(table);
+	return ret;
+}
+
+static const char *rec_status_str(uint32_t status, char *buf, size_t len)
+{
+	if (!status) {
+		snprintf(buf, len, "complete");
+		return buf;
+	}
+	snprintf(buf, len, "incomplete%s%s%s",
+		 status & DETER_LOG_LOST_EVENTS ? ",lost-events" : "",
+		 status & DETER_LOG_NOT_CLOSED ? ",not-closed" : "",
+		 status & DETER_LOG_NO_IDENTITY ? ",no-identity" : "");
+	return buf;
+}
+
+static void rec_addr(char *buf, size_t len, uint32_t addr, uint16_t port)
+{
+	struct in_addr in = { .s_addr = htonl(addr) };
+	char ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &in, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%u", ip, port);
+}
+
+static void rec_time(char *buf, size_t len, uint64_t real_ns)
+{
+	time_t t = real_ns / 1000000000ULL;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	len = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	(void)len;
+}
+
+struct rec_entry {
+	char *path;
+	struct deter_log_header h;
+};
+
+static int rec_entry_cmp(const void *a, const void *b)
+{
+	const struct rec_entry *x = a, *y = b;
+
+	if (x->h.real_ns != y->h.real_ns)
+		return x->h.real_ns < y->h.real_ns ? -1 : 1;
+	return x->h.conn < y->h.conn ? -1 : x->h.conn > y->h.conn;
+}
+
+/* Read every log header in @dir; bad ones are reported and counted. */
+static int rec_scan(const char *cmd, const char *dir, struct rec_entry **out,
+		    size_t *n, int *bad)
+{
+	struct rec_entry *e = NULL, *ne;
+	struct dirent *d;
+	size_t cap = 0;
+	char *err = NULL;
+	DIR *dp;
+	int len;
+
+	*n = 0;
+	*bad = 0;
+	dp = opendir(dir);
+	if (!dp)
+		return rec_fail(cmd, "%s: %s", dir, strerror(errno));
+	while ((d = readdir(dp))) {
+		len = strlen(d->d_name);
+		if (len < 6 || d->d_name[0] == '.' || strcmp(d->d_name + len - 5, ".dlog"))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			ne = realloc(e, cap * sizeof(*e));
+			if (!ne)
+				break;
+			e = ne;
+		}
+		if (asprintf(&e[*n].path, "%s/%s", dir, d->d_name) < 0)
+			break;
+		if (rec_log_read_header(e[*n].path, &e[*n].h, &err)) {
+			fprintf(stderr, "deter: %s: %s\n", cmd, err);
+			free(err);
+			err = NULL;
+			free(e[*n].path);
+			*bad = 1;
+			continue;
+		}
+		(*n)++;
+	}
+	closedir(dp);
+	qsort(e, *n, sizeof(*e), rec_entry_cmp);
+	*out = e;
+	return 0;
+}
+
+static void rec_entries_free(struct rec_entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(e[i].path);
+	free(e);
+}
+
+void rec_usage_ls(FILE *f)
+{
+	fprintf(f,
+		"usage: deter ls [-d DIR] [--json] [--flagged] [--incomplete] [--port P]\n"
+		"\n"
+		"List recorded connections, one per line, oldest first.\n"
+		"\n"
+		"  -d, --dir DIR    log directory (default ./%s)\n"
+		"  -j, --json       one JSON object per line\n"
+		"  -f, --flagged    only connections with retransmissions, RTOs, drops,\n"
+		"                   CE marks, zero windows, or an incomplete log\n"
+		"  -i, --incomplete only incomplete logs\n"
+		"  -p, --port P     only connections with local or remote port P\n",
+		REC_DEFAULT_DIR);
+}
+
+int rec_cmd_ls(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "flagged", no_argument, NULL, 'f' },
+		{ "incomplete", no_argument, NULL, 'i' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = REC_DEFAULT_DIR;
+	int json = 0, flagged = 0, incomplete = 0, bad, c;
+	unsigned long long port = 0;
+	char src[32], dst[32], start[32], st[64];
+	struct rec_entry *e;
+	size_t n, i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:jfip:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'f':
+			flagged = 1;
+			break;
+		case 'i':
+			incomplete = 1;
+			break;
+		case 'p':
+			if (rec_num(optarg, 65535, &port) || !port)
+				return rec_usage_err("ls", "--port: '%s' is not a port", optarg);
+			break;
+		case 'h':
+			rec_usage_ls(stdout);
+			return 0;
+		default:
+			return rec_usage_err("ls", "bad option");
+		}
+	}
+	if (optind != argc)
+		return rec_usage_err("ls", "unexpected argument '%s'", argv[optind]);
+	if (rec_scan("ls", dir, &e, &n, &bad))
+		return 1;
+	if (!json)
+		printf("%-16s  %-21s  %-21s  %-19s  %9s  %10s  %10s  %7s  %3s  %5s  %3s  %4s  %s\n",
+		       "ID", "LOCAL", "REMOTE", "START (UTC)", "DUR_MS", "TX_BYTES",
+		       "RX_BYTES", "RETRANS", "RTO", "DROPS", "CE", "ZWND", "STATUS");
+	for (i = 0; i < n; i++) {
+		const struct deter_log_header *h = &e[i].h;
+
+		if (incomplete && !h->status)
+			continue;
+		if (flagged && !(h->total_retrans || h->total_rto || h->drops ||
+				 h->ce_marks || h->zero_wnd || h->status))
+			continue;
+		if (port && h->sport != port && h->dport != port)
+			continue;
+		rec_addr(src, sizeof(src), h->saddr, h->sport);
+		rec_addr(dst, sizeof(dst), h->daddr, h->dport);
+		rec_time(start, sizeof(start), h->real_ns);
+		rec_status_str(h->status, st, sizeof(st));
+		if (json) {
+			printf("{\"id\":\"%016llx\",\"local\":\"%s\",\"remote\":\"%s\",",
+			       (unsigned long long)h->conn, src, dst);
+			printf("\"start_ns\":%llu,\"duration_ns\":%llu,",
+			       (unsigned long long)h->real_ns, (unsigned long long)h->duration_ns);
+			printf("\"bytes_sent\":%llu,\"bytes_received\":%llu,",
+			       (unsigned long long)h->bytes_acked,
+			       (unsigned long long)h->bytes_received);
+			printf("\"retransmissions\":%u,\"rtos\":%u,\"drops\":%u,\"reorders\":%u,",
+			       h->total_retrans, h->total_rto, h->drops, h->reorders);
+			printf("\"ce_marks\":%u,\"zero_windows\":%u,",
+			       h->ce_marks, h->zero_wnd);
+			printf("\"incomplete\":%s,\"status\":\"%s\",",
+			       h->status ? "true" : "false", st);
+			printf("\"host\":\"%s\",\"cc\":\"%s\",\"file\":\"%s\"}\n",
+			       h->host, h->cc, e[i].path);
+		} else {
+			printf("%016llx  %-21s  %-21s  %-19s  %9.3f  ",
+			       (unsigned long long)h->conn, src, dst, start,
+			       h->duration_ns / 1e6);
+			printf("%10llu  %10llu  %7u  %3u  %5u  %3u  %4u  %s\n",
+			       (unsigned long long)h->bytes_acked,
+			       (unsigned long long)h->bytes_received, h->total_retrans,
+			       h->total_rto, h->drops, h->ce_marks, h->zero_wnd, st);
+		}
+	}
+	rec_entries_free(e, n);
+	return bad;
+}
+
+void rec_usage_show(FILE *f)
+{
+	fprintf(f,
+		"usage: deter show [-d DIR] [--json] ID|FILE\n"
+		"\n"
+		"Print one connection's log as a list of events. ID is the hex id\n"
+		"deter ls prints, or a unique prefix of it.\n"
+		"\n"
+		"  -d, --dir DIR  log directory (default ./%s)\n"
+		"  -j, --json     one JSON object per event\n",
+		REC_DEFAULT_DIR);
+}
+
+static const char *const rec_lock_names[DETER_LOCK_MAX] = {
+	"app", "write-timer", "delack-timer", "keepalive-timer",
+	"comp-ack-timer", "tsq",
+};
+
+static const char *const rec_call_names[DETER_ABI_CALL_MAX] = {
+	"sendmsg", "recvmsg", "shutdown", "close",
+};
+
+static const char *const rec_net_names[DETER_NET_MAX] = {
+	"gap", "late", "ce",
+};
+
+static const char *const rec_cfg_names[DETER_CFG_MAX] = {
+	"sndbuf", "rcvbuf", "nodelay", "user_mss",
+};
+
+static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
+			   int json)
+{
+	const struct rec_state *s;
+
+	if (json)
+		printf("{\"seq\":%u,", e->seq);
+	else
+		printf("%8u  ", e->seq);
+	switch (e->type) {
+	case DETER_EV_LOCK:
+		printf(json ? "\"event\":\"lock\",\"by\":\"%s\",\"deferred\":%s}\n" :
+			      "lock       %s%s\n",
+		       rec_lock_names[e->sub],
+		       json ? (e->a ? "true" : "false") :
+			      (e->a ? " (deferred: socket owned)" : ""));
+		break;
+	case DETER_EV_RX:
+		if (json) {
+			printf("\"event\":\"rx\",\"index\":%llu,\"segs\":%llu,\"ecn\":%llu,",
+			       (unsigned long long)e->a, (unsigned long long)e->c,
+			       (unsigned long long)(e->b & DETER_RX_ECN_MASK));
+			printf("\"backlogged\":%s,\"syn\":%s}\n",
+			       e->b & DETER_RX_OWNED ? "true" : "false",
+			       e->b & DETER_RX_SYN ? "true" : "false");
+		} else if (e->b & DETER_RX_SYN) {
+			printf("rx         SYN%s\n", e->b & DETER_RX_OWNED ? " backlogged" : "");
+		} else {
+			printf("rx         ipid %llu x%llu ecn %llu%s\n",
+			       (unsigned long long)(e->a & 0xffff), (unsigned long long)e->c,
+			       (unsigned long long)(e->b & DETER_RX_ECN_MASK),
+			       e->b & DETER_RX_OWNED ? " backlogged" : "");
+		}
+		break;
+	case DETER_EV_NET:
+		printf(json ?
+		       "\"event\":\"net\",\"action\":\"%s\",\"index\":%llu,\"count\":%llu}\n" :
+		       "net        %s ipid %llu count %llu\n",
+		       rec_net_names[e->sub], (unsigned long long)(json ? e->a : e->a & 0xffff),
+		       (unsigned long long)e->b);
+		break;
+	case DETER_EV_CALL:
+		printf(json ? "\"event\":\"call\",\"call\":\"%s\",\"bytes\":%llu," :
+			      "call       %s bytes %llu",
+		       rec_call_names[e->sub], (unsigned long long)e->a);
+		printf(json ? "\"flags\":%llu,\"tid\":%llu}\n" : " flags 0x%llx tid %llu\n",
+		       (unsigned long long)(e->b >> 32), (unsigned long long)(e->b & 0xffffffff));
+		break;
+	case DETER_EV_CALL_DONE:
+		printf(json ? "\"event\":\"return\",\"call\":\"%s\",\"ret\":%lld}\n" :
+			      "return     %s = %lld\n",
+		       rec_call_names[e->sub], (long long)e->a);
+		break;
+	case DETER_EV_SAMPLE:
+		if (json) {
+			printf("\"event\":\"sample\",\"index\":%llu,\"mono_ns\":%llu,",
+			       (unsigned long long)e->a, (unsigned long long)e->b);
+			printf("\"gap_ns\":%.3f}\n", e->c / 1024.0);
+		} else {
+			printf("sample     ipid %llu sent at +%.6f ms, then one every %.3f us\n",
+			       (unsigned long long)(e->a & 0xffff),
+			       (double)(int64_t)(e->b - log->hdr.mono_ns) / 1e6,
+			       e->c / 1024.0 / 1000);
+		}
+		break;
+	case DETER_EV_CONFIG:
+		printf(json ? "\"event\":\"config\",\"field\":\"%s\",\"value\":%llu}\n" :
+			      "config     %s = %llu\n",
+		       rec_cfg_names[e->sub], (unsigned long long)e->a);
+		break;
+	case DETER_EV_STATE:
+		s = &log->states[e->a];
+		printf(json ? "\"event\":\"%s\",\"snd_una\":%llu,\"snd_nxt\":%llu," :
+			      "%-10s snd_una %llu snd_nxt %llu",
+		       e->sub ? "summary" : "checkpoint",
+		       (unsigned long long)s->v[DETER_ST_SND_UNA],
+		       (unsigned long long)s->v[DETER_ST_SND_NXT]);
+		printf(json ? "\"rcv_nxt\":%llu,\"cwnd\":%llu,\"ssthresh\":%llu," :
+			      " rcv_nxt %llu cwnd %llu ssthresh %llu",
+		       (unsigned long long)s->v[DETER_ST_RCV_NXT],
+		       (unsigned long long)s->v[DETER_ST_CWND],
+		       (unsigned long long)s->v[DETER_ST_SSTHRESH]);
+		printf(json ? "\"packets_out\":%llu,\"retrans_out\":%llu}\n" :
+			      " in_flight %llu retrans_out %llu\n",
+		       (unsigned long long)s->v[DETER_ST_PACKETS_OUT],
+		       (unsigned long long)s->v[DETER_ST_RETRANS_OUT]);
+		break;
+	}
+}
+
+/* ID (a unique hex prefix) or a path to a .dlog. */
+static char *rec_find(const char *dir, const char *id)
+{
+	struct rec_entry *e;
+	size_t n, i, hits = 0;
+	char *path = NULL, want[32];
+	int bad;
+
+	if (strchr(id, '/') || strstr(id, ".dlog"))
+		return strdup(id);
+	if (rec_scan("show", dir, &e, &n, &bad))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		snprintf(want, sizeof(want), "%016llx", (unsigned long long)e[i].h.conn);
+		if (!strncmp(want, id, strlen(id))) {
+			hits++;
+			free(path);
+			path = strdup(e[i].path);
+		}
+	}
+	rec_entries_free(e, n);
+	if (hits == 1)
+		return path;
+	free(path);
+	if (hits)
+		rec_fail("show", "%s: ambiguous id prefix in %s (%zu matches)", id, dir, hits);
+	else
+		rec_fail("show", "%s: no such connection in %s", id, dir);
+	return NULL;
+}
+
+int rec_cmd_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = REC_DEFAULT_DIR;
+	char src[32], dst[32], start[32], st[64], *path, *err = NULL;
+	const struct deter_log_header *h;
+	struct rec_log *log;
+	int json = 0, c;
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			rec_usage_show(stdout);
+			return 0;
+		default:
+			return rec_usage_err("show", "bad option");
+		}
+	}
+	if (optind + 1 != argc)
+		return rec_usage_err("show", optind == argc ? "no connection given" :
+				     "more than one connection given");
+	path = rec_find(dir, argv[optind]);
+	if (!path)
+		return 1;
+	log = rec_log_read(path, &err);
+	free(path);
+	if (!log) {
+		rec_fail("show", "%s", err ? err : "cannot read log");
+		free(err);
+		return 1;
+	}
+	h = &log->hdr;
+	rec_addr(src, sizeof(src), h->saddr, h->sport);
+	rec_addr(dst, sizeof(dst), h->daddr, h->dport);
+	rec_time(start, sizeof(start), h->real_ns);
+	rec_status_str(h->status, st, sizeof(st));
+	if (!json) {
+		printf("connection %016llx  %s -> %s  (%s, host %s, netns %u)\n",
+		       (unsigned long long)h->conn, src, dst,
+		       h->flags & DETER_CONN_ACTIVE ? "active open" : "passive open",
+		       h->host, h->netns);
+		printf("started    %s UTC, %.3f ms, %s, cc %s, mss %u, wscale %u/%u%s%s%s\n",
+		       start, h->duration_ns / 1e6, st, h->cc, h->mss, h->wscale >> 4,
+		       h->wscale & 0xf, h->flags & DETER_CONN_TS ? ", timestamps" : "",
+		       h->flags & DETER_CONN_SACK ? ", sack" : "",
+		       h->flags & DETER_CONN_ECN ? ", ecn" : "");
+		printf("isn        local %u remote %u, next ip id %u, ts offset %u\n",
+		       h->iss, h->irs, h->ipid, h->tsoffset);
+		printf("totals     sent %llu B, received %llu B, %u retransmissions, %u RTOs, ",
+		       (unsigned long long)h->bytes_acked, (unsigned long long)h->bytes_received,
+		       h->total_retrans, h->total_rto);
+		printf("%u drops, %u reorderings, %u CE, %u zero windows\n",
+		       h->drops, h->reorders, h->ce_marks, h->zero_wnd);
+		printf("events     %zu\n\n", log->nevs);
+	}
+	for (i = 0; i < log->nevs; i++)
+		rec_show_event(log, &log->evs[i], json);
+	rec_log_free(log);
+	return 0;
+}

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading deter.ko's events from tracefs.
+ *
+ * deter's events go to a tracefs instance of its own, so that recording
+ * never disturbs, nor is disturbed by, other tracing on the host:
+ *
+ *   deter.ko --trace_deter_*()--> instances/deter/per_cpu/cpuN (ring)
+ *        --tracefs_iterate_raw_events()--> rec_trace_record()
+ *        --libtraceevent fields--> rec_table_{conn,event,state}()
+ *
+ * Each poll drains every CPU's buffer. A full ring buffer overwrites (the
+ * per-CPU "overrun" counter) and a missing event shows as a hole in its
+ * connection's sequence numbers, which the table turns into an incomplete
+ * log; rec_trace_lost() reports the overruns so the recorder can say so.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "rec_conn.h"
+#include "rec_trace.h"
+
+#define REC_TRACE_INSTANCE "deter"
+
+enum rec_trace_field {
+	F_CONN, F_SEQ, F_TYPE, F_SUB, F_A, F_B, F_C,	/* deter_ev */
+	F_MAX_EV,
+};
+
+static const char *const rec_trace_state_fields[DETER_ST_MAX] = {
+	[DETER_ST_SND_UNA] = "snd_una",
+	[DETER_ST_SND_NXT] = "snd_nxt",
+	[DETER_ST_RCV_NXT] = "rcv_nxt",
+	[DETER_ST_CWND] = "cwnd",
+	[DETER_ST_SSTHRESH] = "ssthresh",
+	[DETER_ST_PACKETS_OUT] = "packets_out",
+	[DETER_ST_RETRANS_OUT] = "retrans_out",
+	[DETER_ST_SACKED_OUT] = "sacked_out",
+	[DETER_ST_LOST_OUT] = "lost_out",
+	[DETER_ST_RCV_WND] = "rcv_wnd",
+	[DETER_ST_TOTAL_RETRANS] = "total_retrans",
+	[DETER_ST_TOTAL_RTO] = "total_rto",
+	[DETER_ST_RX_ZERO_WND] = "rx_zero_wnd",
+	[DETER_ST_STATE] = "state",
+	[DETER_ST_BYTES_ACKED] = "bytes_acked",
+	[DETER_ST_BYTES_RECEIVED] = "bytes_received",
+};
+
+static const char *const rec_trace_conn_fields[] = {
+	"conn", "real_ns", "mono_ns", "seq", "saddr", "daddr", "netns", "iss",
+	"irs", "ipid", "flags", "mss", "wscale", "tsoffset", "sport", "dport",
+};
+
+struct rec_trace {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct tep_event *ev, *conn, *state, *lost;
+	struct tep_format_field *fev[F_MAX_EV];
+	struct tep_format_field *fconn[16], *fcc;
+	struct tep_format_field *fstate[DETER_ST_MAX], *fst_conn, *fst_seq,
+				*fst_final;
+	struct rec_table *table;	/* during a poll */
+	unsigned long long events;	/* records read */
+	unsigned long long lost_conns;	/* deter_lost events */
+	int failed;			/* the table ran out of memory */
+};
+
+static int __attribute__((format(printf, 2, 3)))
+rec_trace_err(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return -1;
+}
+
+static struct tep_format_field *rec_trace_field(struct tep_event *ev,
+						const char *name, int *ok)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+
+	if (!f)
+		*ok = 0;
+	return f;
+}
+
+static unsigned long long rec_trace_val(struct tep_format_field *f,
+					struct tep_record *r)
+{
+	unsigned long long v = 0;
+
+	tep_read_number_field(f, r->data, &v);
+	return v;
+}
+
+static int rec_trace_record(struct tep_event *event, struct tep_record *r,
+			    int cpu, void *ctx)
+{
+	struct rec_trace *t = ctx;
+	unsigned long long v[16];
+	struct rec_state st;
+	size_t i;
+
+	(void)cpu;
+	t->events++;
+	if (event->id == t->ev->id) {
+		struct rec_ev e = {
+			.seq = rec_trace_val(t->fev[F_SEQ], r),
+			.type = rec_trace_val(t->fev[F_TYPE], r),
+			.sub = rec_trace_val(t->fev[F_SUB], r),
+			.a = rec_trace_val(t->fev[F_A], r),
+			.b = rec_trace_val(t->fev[F_B], r),
+			.c = rec_trace_val(t->fev[F_C], r),
+		};
+
+		if (rec_table_event(t->table, rec_trace_val(t->fev[F_CONN], r),
+				    r->ts, &e))
+			t->failed = 1;
+	} else if (event->id == t->state->id) {
+		for (i = 0; i < DETER_ST_MAX; i++)
+			st.v[i] = rec_trace_val(t->fstate[i], r);
+		if (rec_table_state(t->table, rec_trace_val(t->fst_conn, r), r->ts,
+				    rec_trace_val(t->fst_seq, r),
+				    rec_trace_val(t->fst_final, r), &st))
+			t->failed = 1;
+	} else if (event->id == t->conn->id) {
+		struct rec_conn_id id;
+		const char *cc;
+
+		for (i = 0; i < 16; i++)
+			v[i] = rec_trace_val(t->fconn[i], r);
+		id = (struct rec_conn_id){
+			.real_ns = v[1], .mono_ns = v[2], .seq = v[3],
+			.saddr = v[4], .daddr = v[5], .netns = v[6],
+			.iss = v[7], .irs = v[8], .ipid = v[9], .flags = v[10],
+			.mss = v[11], .wscale = v[12], .tsoffset = v[13],
+			.sport = v[14], .dport = v[15],
+		};
+		cc = (const char *)r->data + t->fcc->offset;
+		memcpy(id.cc, cc, sizeof(id.cc) < (size_t)t->fcc->size ?
+		       sizeof(id.cc) : (size_t)t->fcc->size);
+		id.cc[sizeof(id.cc) - 1] = '\0';
+		if (rec_table_conn(t->table, v[0], r->ts, &id))
+			t->failed = 1;
+	} else if (event->id == t->lost->id) {
+		t->lost_conns++;
+	}
+	return 0;
+}
+
+/**
+ * rec_trace_open() - create deter's tracefs instance and enable its events
+ * @buffer_kb: ring buffer per CPU, KiB
+ * @err: the error message
+ *
+ * Return: the reader, or NULL with *err set.
+ */
+struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
+{
+	static const char * const systems[] = { "deter", NULL };
+	struct rec_trace *t = calloc(1, sizeof(*t));
+	char kb[32];
+	size_t i;
+	int ok = 1;
+
+	if (!t) {
+		rec_trace_err(err, "out of memory");
+		return NULL;
+	}
+	if (tracefs_instance_exists(REC_TRACE_INSTANCE)) {
+		rec_trace_err(err, "tracefs instance '%s' exists: another deter record is running (or remove %s/instances/%s)",
+			      REC_TRACE_INSTANCE, tracefs_tracing_dir(), REC_TRACE_INSTANCE);
+		goto fail;
+	}
+	t->tep = tracefs_local_events_system(NULL, systems);
+	if (!t->tep) {
+		rec_trace_err(err, "cannot read deter's trace event formats from tracefs");
+		goto fail;
+	}
+	t->ev = tep_find_event_by_name(t->tep, "deter", "deter_ev");
+	t->conn = tep_find_event_by_name(t->tep, "deter", "deter_conn");
+	t->state = tep_find_event_by_name(t->tep, "deter", "deter_state");
+	t->lost = tep_find_event_by_name(t->tep, "deter", "deter_lost");
+	if (!t->ev || !t->conn || !t->state || !t->lost) {
+		rec_trace_err(err, "deter.ko's trace events are missing (module too old or not loaded)");
+		goto fail;
+	}
+	t->fev[F_CONN] = rec_trace_field(t->ev, "conn", &ok);
+	t->fev[F_SEQ] = rec_trace_field(t->ev, "seq", &ok);
+	t->fev[F_TYPE] = rec_trace_field(t->ev, "type", &ok);
+	t->fev[F_SUB] = rec_trace_field(t->ev, "sub", &ok);
+	t->fev[F_A] = rec_trace_field(t->ev, "a", &ok);
+	t->fev[F_B] = rec_trace_field(t->ev, "b", &ok);
+	t->fev[F_C] = rec_trace_field(t->ev, "c", &ok);
+	for (i = 0; i < 16; i++)
+		t->fconn[i] = rec_trace_field(t->conn, rec_trace_conn_fields[i], &ok);
+	t->fcc = rec_trace_field(t->conn, "cc", &ok);
+	for (i = 0; i < DETER_ST_MAX; i++)
+		t->fstate[i] = rec_trace_field(t->state, rec_trace_state_fields[i], &ok);
+	t->fst_conn = rec_trace_field(t->state, "conn", &ok);
+	t->fst_seq = rec_trace_field(t->state, "seq", &ok);
+	t->fst_final = rec_trace_field(t->state, "final", &ok);
+	if (!ok) {
+		rec_trace_err(err, "deter.ko's trace events lack expected fields (version mismatch)");
+		goto fail;
+	}
+
+	t->inst = tracefs_instance_create(REC_TRACE_INSTANCE);
+	if (!t->inst) {
+		rec_trace_err(err, "cannot create tracefs instance '%s': %s",
+			      REC_TRACE_INSTANCE, strerror(errno));
+		goto fail;
+	}
+	snprintf(kb, sizeof(kb), "%u", buffer_kb);
+	if (tracefs_instance_file_write(t->inst, "buffer_size_kb", kb) < 0 ||
+	    tracefs_event_enable(t->inst, "deter", NULL)) {
+		rec_trace_err(err, "cannot set up tracefs instance '%s': %s",
+			      REC_TRACE_INSTANCE, strerror(errno));
+		goto fail;
+	}
+	return t;
+fail:
+	rec_trace_close(t);
+	return NULL;
+}
+
+/**
+ * rec_trace_poll() - drain the ring buffers into @table
+ * @t: the reader
+ * @table: where the events go
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_trace_poll(struct rec_trace *t, struct rec_table *table, char **err)
+{
+	t->table = table;
+	if (tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0,
+				       rec_trace_record, t) < 0)
+		return rec_trace_err(err, "reading the ring buffers: %s", strerror(errno));
+	if (t->failed)
+		return rec_trace_err(err, "out of memory for events");
+	return 0;
+}
+
+/**
+ * rec_trace_lost() - events the ring buffers lost so far
+ * @t: the reader
+ *
+ * Return: the sum of the per-CPU overrun and dropped counters, plus the
+ * sockets deter.ko could not track.
+ */
+unsigned long long rec_trace_lost(struct rec_trace *t)
+{
+	unsigned long long sum = t->lost_conns, v;
+	char path[64], *s, *p;
+	int cpu;
+
+	for (cpu = 0; cpu < 4096; cpu++) {
+		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
+		if (!tracefs_file_exists(t->inst, path))
+			break;
+		s = tracefs_instance_file_read(t->inst, path, NULL);
+		if (!s)
+			continue;
+		p = strstr(s, "overrun:");
+		if (p && sscanf(p, "overrun: %llu", &v) == 1)
+			sum += v;
+		p = strstr(s, "dropped events:");
+		if (p && sscanf(p, "dropped events: %llu", &v) == 1)
+			sum += v;
+		free(s);
+	}
+	return sum;
+}
+
+unsigned long long rec_trace_events(const struct rec_trace *t)
+{
+	return t->events;
+}
+
+/**
+ * rec_trace_close() - disable deter's events and remove the instance
+ * @t: the reader, or NULL
+ */
+void rec_trace_close(struct rec_trace *t)
+{
+	if (!t)
+		return;
+	if (t->inst) {
+		tracefs_event_disable(t->inst, "deter", NULL);
+		tracefs_instance_destroy(t->inst);
+		tracefs_instance_free(t->inst);
+	}
+	if (t->tep)
+		tep_free(t->tep);
+	free(t);
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# deter ls and deter show on the golden logs of tests/data, and on broken copies.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+DATA=$DETER_TOP/tests/data
+A=65e7ecbb00000005
+B=65e7ecbb00000006
+
+@test "deter ls lists both ends of the golden connection" {
+	run "$DETER" ls -d "$DATA"
+	assert_status 0
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == "ID "*"STATUS" ]]
+	[[ "${lines[1]}" == "$A  10.0.1.1:50996 "*"10.0.2.1:5201 "*" complete" ]]
+	[[ "${lines[2]}" == "$B  10.0.2.1:5201 "*"10.0.1.1:50996 "*" complete" ]]
+}
+
+@test "deter ls --json gives one object per connection with its counters" {
+	run "$DETER" ls -d "$DATA" --json
+	assert_status 0
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == "{\"id\":\"$A\",\"local\":\"10.0.1.1:50996\",\"remote\":\"10.0.2.1:5201\","* ]]
+	[[ "${lines[0]}" == *"\"retransmissions\":1,\"rtos\":0,\"drops\":0,"* ]]
+	[[ "${lines[1]}" == *"\"drops\":1,\"reorders\":0,\"ce_marks\":0,\"zero_windows\":0,\"incomplete\":false,"* ]]
+}
+
+@test "deter ls --flagged keeps connections with retransmissions or drops" {
+	run "$DETER" ls -d "$DATA" --flagged --json
+	assert_status 0
+	[ "${#lines[@]}" -eq 2 ]
+	run "$DETER" ls -d "$DATA" --incomplete --json
+	assert_status 0
+	[ "${#lines[@]}" -eq 0 ]
+}
+
+@test "deter show by id prefix prints the connection and its events" {
+	run "$DETER" show -d "$DATA" 65e7ecbb00000006
+	assert_status 0
+	[ "${lines[0]}" = "connection $B  10.0.2.1:5201 -> 10.0.1.1:50996  (passive open, host deter-vm, netns 4026532197)" ]
+	[[ "$output" == *"net        gap ipid "*" count 1"* ]]
+	[[ "${lines[-1]}" == *"summary    snd_una "* ]]
+}
+
+@test "deter show of an ambiguous prefix is an error" {
+	run --separate-stderr "$DETER" show -d "$DATA" 65e7
+	assert_status 1
+	[ "$stderr" = "deter: show: 65e7: ambiguous id prefix in $DATA (2 matches)" ]
+}
+
+@test "deter show of an unknown id says so" {
+	run --separate-stderr "$DETER" show -d "$DATA" ffff
+	assert_status 1
+	[ "$stderr" = "deter: show: ffff: no such connection in $DATA" ]
+}
+
+@test "deter show without a connection is a usage error" {
+	run --separate-stderr "$DETER" show -d "$DATA"
+	assert_status 2
+	[ "${stderr_lines[0]}" = "deter: show: no connection given" ]
+}
+
+@test "a truncated log is rejected naming file and offset" {
+	cp "$DATA/$A.dlog" t.dlog
+	truncate -s 500 t.dlog
+	run --separate-stderr "$DETER" show t.dlog
+	assert_status 1
+	[ "$stderr" = "deter: show: t.dlog:500: file is 500 bytes, header says 1064" ]
+}
+
+@test "a log of another format version is rejected" {
+	cp "$DATA/$A.dlog" v.dlog
+	printf '\x09' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
+	run --separate-stderr "$DETER" show v.dlog
+	assert_status 1
+	[ "$stderr" = "deter: show: v.dlog:8: log format version 9, this deter reads version 1" ]
+}
+
+@test "a file that is not a log is rejected" {
+	echo "hello" > n.dlog
+	run --separate-stderr "$DETER" show n.dlog
+	assert_status 1
+	[ "$stderr" = "deter: show: n.dlog:0: not a deter log (bad magic)" ]
+}
+
+@test "a corrupt body is one error line, never a crash" {
+	for off in 240 300 400 600 800 1000; do
+		cp "$DATA/$A.dlog" c.dlog
+		printf '\xff\xff' | dd of=c.dlog bs=1 seek=$off conv=notrunc status=none
+		run --separate-stderr "$DETER" show c.dlog
+		[ "$status" -eq 1 ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "$stderr" == "deter: show: c.dlog:"* ]]
+	done
+}
+
+@test "deter ls reports a broken log and still lists the others" {
+	mkdir d
+	cp "$DATA"/*.dlog d/
+	echo junk > d/0000000000000001.dlog
+	run --separate-stderr "$DETER" ls -d d
+	assert_status 1
+	[ "$stderr" = "deter: ls: d/0000000000000001.dlog:0: not a deter log (bad magic)" ]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "deter ls of a missing directory fails" {
+	run --separate-stderr "$DETER" ls -d nowhere
+	assert_status 1
+	[ "$stderr" = "deter: ls: nowhere: No such file or directory" ]
+}
+
+@test "deter record without deter.ko says how to load it" {
+	[ -e /sys/kernel/debug/deter/control ] && skip "deter.ko is loaded here"
+	run --separate-stderr "$DETER" record -o logs
+	assert_status 1
+	[ "$stderr" = "deter: record: deter.ko is not loaded (/sys/kernel/debug/deter/control missing): insmod deter.ko" ]
+}
+
+@test "deter record rejects a bad port" {
+	run --separate-stderr "$DETER" record --port 0
+	assert_status 2
+	[ "${stderr_lines[0]}" = "deter: record: --port: '0' is not a port" ]
+}
