@@ -35,7 +35,7 @@ TEST_TOOLS := $(B)/tests/netns/tcpwl
 # KDIR: a prepared 6.12 tree with patches/ applied; default the testbed kernel.
 KDIR ?= $(shell tests/vm/kernel.sh tree 2>/dev/null)
 
-.PHONY: all deps kernel kmod unit check demo install clean lint
+.PHONY: all deps kernel kmod unit check demo bench install clean lint
 
 all: bin/deter
 
@@ -93,3 +93,9 @@ clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+bench: deps
+	$(MAKE) all unit
+	$(MAKE) kernel
+	$(MAKE) kmod
+	tests/vm/run --timeout 3000 -- tests/bench/record.sh

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench, recording part: run inside the testbed VM. Prints ratios
+# measured in this one run:
+#
+#   storage  deter's logs (both ends) / header-only pcap (tcpdump -s 128 at
+#            A's interface, both directions) compressed with zstd -19
+#   cpu      guest CPU time per byte (bulk) and per request (RPC) with
+#            recording armed / with deter.ko not loaded, alternating runs
+#   drain    events per second the recorder drained, and events lost,
+#            under a saturating transfer (no link delay)
+#
+#   A a0 ---- [switch] ---- b0 B      (1 ms per link for storage and cpu)
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/tests/netns/lib.sh"
+DETER=$top/bin/deter
+BULK=${DETER_BENCH_BULK_BYTES:-20000000}
+RPCS=${DETER_BENCH_RPCS:-2000}
+ROUNDS=${DETER_BENCH_ROUNDS:-3}
+
+testbed_create || exit 1
+link_shape "$A" a0 1ms
+link_shape "$B" b0 1ms
+
+port=6000
+# workload NAME: one bulk or RPC connection A -> B on a new port.
+workload() {
+	port=$((port + 1))
+	local srv
+
+	ip netns exec "$B" "$TCPWL" server -b "$B_IP" -p $port \
+		$([ "$1" = rpc ] && echo --rpc 200:2000) > /dev/null &
+	srv=$!
+	wait_listen "$B" $port || return 1
+	if [ "$1" = rpc ]; then
+		ip netns exec "$A" "$TCPWL" client -c "$B_IP" -p $port --rpc $RPCS:200:2000 > /dev/null
+	else
+		ip netns exec "$A" "$TCPWL" client -c "$B_IP" -p $port --bytes $BULK > /dev/null
+	fi
+	wait $srv
+}
+
+# busy_ns CMD...: guest CPU time (all CPUs, not idle) that CMD took.
+busy_ns() {
+	local a b
+
+	a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat)
+	"$@"
+	b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat)
+	echo $(( (b - a) * 1000000000 / $(getconf CLK_TCK) ))
+}
+
+# --- storage
+for w in bulk rpc; do
+	rm -rf "$TB_TMP/logs-$w"
+	insmod "$top/deter.ko" 2>/dev/null
+	"$DETER" record -o "$TB_TMP/logs-$w" --port $((port + 1)) 2> "$TB_TMP/rec-$w.err" &
+	rec=$!
+	sleep 1
+	capture_start "$A" a0 "$w" "tcp port $((port + 1))" || exit 1
+	workload $w
+	capture_stop
+	sleep 0.5
+	kill -INT $rec
+	wait $rec
+	zstd -q -19 -f "$TB_TMP/$w.pcap" -o "$TB_TMP/$w.pcap.zst"
+	logs=$(cat "$TB_TMP/logs-$w"/*.dlog | wc -c)
+	pcap=$(stat -c %s "$TB_TMP/$w.pcap.zst")
+	pkts=$(tcpdump -r "$TB_TMP/$w.pcap" 2>/dev/null | wc -l)
+	printf 'bench: storage %-4s deter logs %7d B / pcap -s 128 zstd -19 %8d B = %6.2f %%  (%d packets, %.2f B/packet)\n' \
+		$w "$logs" "$pcap" "$(echo "100 * $logs / $pcap" | bc -l)" "$pkts" \
+		"$(echo "$logs / $pkts" | bc -l)"
+	rmmod deter
+done
+
+# --- cpu: alternate unloaded / armed
+for w in bulk rpc; do
+	off=()
+	on=()
+	for r in $(seq "$ROUNDS"); do
+		off+=("$(busy_ns workload $w)")
+		insmod "$top/deter.ko"
+		echo "record 5000 $((port + 1))" > /sys/kernel/debug/deter/control
+		on+=("$(busy_ns workload $w)")
+		rmmod deter
+	done
+	med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+	m_off=$(med "${off[@]}")
+	m_on=$(med "${on[@]}")
+	unit=$([ $w = bulk ] && echo "$BULK bytes" || echo "$RPCS requests")
+	printf 'bench: cpu     %-4s armed %d ns / unloaded %d ns per %s = %.3f (overhead %+.2f %%; medians of %d, runs off: %s; on: %s)\n' \
+		$w "$m_on" "$m_off" "$unit" "$(echo "$m_on / $m_off" | bc -l)" \
+		"$(echo "100 * ($m_on - $m_off) / $m_off" | bc -l)" "$ROUNDS" "${off[*]}" "${on[*]}"
+done
+
+# --- drain rate under a saturating transfer
+tc -n "$A" qdisc del dev a0 root
+tc -n "$B" qdisc del dev b0 root
+insmod "$top/deter.ko"
+"$DETER" record -o "$TB_TMP/logs-drain" --port $((port + 1)) 2> "$TB_TMP/rec-drain.err" &
+rec=$!
+sleep 1
+t0=$(date +%s%N)
+BULK=$((BULK * 5)) workload bulk
+t1=$(date +%s%N)
+sleep 0.5
+kill -INT $rec
+wait $rec
+read -r events lost < <(sed -n 's/.*; \([0-9]*\) events read, \([0-9]*\) lost$/\1 \2/p' "$TB_TMP/rec-drain.err")
+printf 'bench: drain   %d events in %.2f s = %.0f events/s drained, %d lost (%s)\n' \
+	"$events" "$(echo "($t1 - $t0) / 1000000000" | bc -l)" \
+	"$(echo "$events * 1000000000 / ($t1 - $t0)" | bc -l)" "${lost:-0}" \
+	"$("$DETER" ls -d "$TB_TMP/logs-drain" | tail -n +2 | awk '{ print $NF }' | sort | uniq -c | xargs)"
+rmmod deter
