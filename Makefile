@@ -55,7 +55,12 @@ $(B)/tests/unit/%.o: CPPFLAGS += -Itests/unit
 $(B)/tests/netns/%: $(B)/tests/netns/%.o
 	$(CC) $(CFLAGS) -o $@ $^
 
-unit: $(UNIT_TESTS) $(TEST_TOOLS)
+unit: $(UNIT_TESTS) $(TEST_TOOLS) $(B)/tests/fuzz/rec_log_fuzz
+
+# libFuzzer target for the log decoder (clang), run by make check.
+$(B)/tests/fuzz/rec_log_fuzz: tests/fuzz/rec_log_fuzz.c recorder/rec_log.c recorder/rec_varint.c
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) -o $@ $^ -lzstd
 
 deps:
 	tests/install-deps.sh

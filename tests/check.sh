@@ -4,7 +4,7 @@
 # make check's runner. Runs every test group, shows its output, counts
 # results and ends with one line: 'N passed, N failed, N skipped'.
 #
-#   tests/check.sh [unit] [bats] [lint] [vm]     (default: all groups)
+#   tests/check.sh [unit] [fuzz] [bats] [lint] [vm]     (default: all groups)
 #
 # Groups report as TAP ('ok N - name', 'not ok ...', '# SKIP') or, in
 # the VM, selftests lines ('TEST: name [ OK ]', '[FAIL]', '[SKIP]').
@@ -56,16 +56,37 @@ unit() {
 	return $rc
 }
 
+# The log decoder under libFuzzer for a fixed time and seed, starting
+# from the golden logs: event count (header offset 112) + raw body.
+fuzz() {
+	local corpus=$out/corpus f
+
+	mkdir -p "$corpus"
+	for f in tests/data/*.dlog; do
+		{ dd if="$f" bs=1 skip=112 count=4 status=none
+		  tail -c +233 "$f" | zstd -dq; } > "$corpus/$(basename "$f")"
+	done
+	if build/tests/fuzz/rec_log_fuzz -seed=1 -max_total_time="${DETER_FUZZ_SECONDS:-20}" \
+		"$corpus" > "$out/fuzz.out" 2>&1; then
+		echo "ok 1 - rec_log_fuzz: $(grep -o 'Done [0-9]* runs' "$out/fuzz.out")"
+	else
+		tail -30 "$out/fuzz.out"
+		echo "not ok 1 - rec_log_fuzz"
+		return 1
+	fi
+}
+
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(unit bats lint vm)
+[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm)
 start=$(date +%s)
 for g in "${groups[@]}"; do
 	case "$g" in
 	unit) group unit unit ;;
+	fuzz) group fuzz fuzz ;;
 	bats) group bats bats --tap tests/bats ;;
 	lint) group lint tests/lint.sh ;;
 	vm) group vm tests/vm/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite ;;
-	*) echo "check.sh: unknown group '$g' (unit, bats, lint, vm)" >&2; exit 2 ;;
+	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm)" >&2; exit 2 ;;
 	esac
 done
 echo "check: ${groups[*]} in $(($(date +%s) - start)) s"

@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(
 	# build
-	build-essential pkg-config ccache
+	build-essential pkg-config ccache clang
 	libnetfilter-queue-dev libmnl-dev libzstd-dev zstd
 	libtraceevent-dev libtracefs-dev
 	# kernel build
