@@ -142,14 +142,10 @@ int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
 	return 0;
 }
 
-int rec_table_event(struct rec_table *t, uint64_t conn, uint64_t ts,
-		    const struct rec_ev *ev)
+static int rec_conn_push(struct rec_conn *c, const struct rec_ev *ev)
 {
-	struct rec_conn *c = rec_table_get(t, conn, ts, ev->seq);
 	struct rec_ev *ne;
 
-	if (!c)
-		return -1;
 	if (c->nevs == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 256;
 		ne = realloc(c->evs, c->cap * sizeof(*ne));
@@ -159,6 +155,14 @@ int rec_table_event(struct rec_table *t, uint64_t conn, uint64_t ts,
 	}
 	c->evs[c->nevs++] = *ev;
 	return 0;
+}
+
+int rec_table_event(struct rec_table *t, uint64_t conn, uint64_t ts,
+		    const struct rec_ev *ev)
+{
+	struct rec_conn *c = rec_table_get(t, conn, ts, ev->seq);
+
+	return c ? rec_conn_push(c, ev) : -1;
 }
 
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
@@ -183,8 +187,7 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 	c->states[c->nstates++] = *st;
 	if (final)
 		c->final_seq = seq;
-	c->records--;	/* counted again as an event */
-	return rec_table_event(t, conn, ts, &ev);
+	return rec_conn_push(c, &ev);
 }
 
 static int rec_ev_cmp(const void *a, const void *b)
