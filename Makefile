@@ -28,9 +28,15 @@ B := build
 REC_OBJS := $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
 	    $(B)/recorder/rec_main.o
-DETER_OBJS := $(B)/recorder/deter_main.o $(REC_OBJS)
-UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test
-TEST_TOOLS := $(B)/tests/netns/tcpwl
+# The packet corrector is written alongside; link it once it is there.
+CORR_OBJS := $(if $(wildcard replay/corrector.c),$(B)/replay/corrector.o)
+REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
+	       $(B)/replay/replay_net.o $(B)/replay/replay_gen.o $(CORR_OBJS)
+DETER_OBJS := $(B)/recorder/deter_main.o $(REC_OBJS) $(B)/replay/replay_main.o \
+	      $(REPLAY_OBJS)
+UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \
+	      $(B)/tests/unit/replay_script_test
+TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
 
 # KDIR: a prepared 6.12 tree with patches/ applied; default the testbed kernel.
 KDIR ?= $(shell tests/vm/kernel.sh tree 2>/dev/null)
@@ -41,16 +47,19 @@ all: bin/deter
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(WARN) -pthread -MMD -MP -c -o $@ $<
 
 bin/deter: $(DETER_OBJS)
 	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
 
-$(B)/tests/unit/%_test: $(B)/tests/unit/%_test.o $(REC_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/tests/unit/%_test: $(B)/tests/unit/%_test.o $(REC_OBJS) $(REPLAY_OBJS)
+	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
 
 $(B)/tests/unit/%.o: CPPFLAGS += -Itests/unit
+
+$(B)/tests/netns/corrector_tool: $(B)/tests/netns/corrector_tool.o $(B)/replay/corrector.o
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(B)/tests/netns/%: $(B)/tests/netns/%.o
 	$(CC) $(CFLAGS) -o $@ $^

@@ -39,6 +39,7 @@ enum {
  *   SAMPLE           0                 packet index        send time, ns
  *                                       (gap_q10 in c of the raw event)
  *   CONFIG           enum deter_cfg    value               0
+ *   VALUE            enum deter_abi_value  see there          0
  */
 enum deter_ev_type {
 	DETER_EV_LOCK = 1,
@@ -158,6 +159,72 @@ struct deter_log_header {
 /* Log-only event: a deter_state checkpoint (sub 0) or summary (sub 1). */
 enum {
 	DETER_EV_STATE = DETER_EV_MAX,
+	/*
+	 * A value TCP took from the kernel (enum deter_abi_value). Numbered
+	 * after STATE so logs written before it existed still decode.
+	 */
+	DETER_EV_VALUE = DETER_EV_STATE + 1,
+	DETER_EV_LAST = DETER_EV_VALUE,	/* highest event type */
+};
+
+/*
+ * Values TCP reads from the kernel (DETER §3.2 "reading kernel
+ * variables"), a of a VALUE event. Replay hands them back in order:
+ *   CLOCK         tcp_clock_ns() at tcp_mstamp_refresh() and the SYN-ACK
+ *                 RTT sample: delta from this socket's previous CLOCK
+ *                 (the first: absolute), ns
+ *   JIFFIES       jiffies, emitted before an event when it changed since
+ *                 this socket's previous event: delta (the first: absolute)
+ *   SYNACK_CLOCK  the TCP clock when a SYN-ACK was built (passive end), ns
+ *   IP_ID         the first IP ID of this end's connected socket
+ */
+enum deter_abi_value {
+	DETER_V_CLOCK,
+	DETER_V_JIFFIES,
+	DETER_V_SYNACK_CLOCK,
+	DETER_V_IP_ID,
+	DETER_V_MAX,
+};
+
+/*
+ * Replay scripts: what `deter replay` writes to debugfs deter/replay for
+ * each connection end before arming replay ("replay" to deter/control).
+ * A script is a struct deter_replay_hdr, nevents struct deter_replay_ev
+ * in sequence order, then nstates x DETER_ST_MAX __u64 (the values of the
+ * STATE events, whose a indexes them). Addresses and ports in host order;
+ * the end is matched by its 4-tuple in the replaying network namespace.
+ *
+ * Reading deter/replay gives one status line per script:
+ *   <saddr>:<sport> <daddr>:<dport> <state> <done>/<nevents> <message>
+ * state is one of loaded, running, done, diverged; message is "-" or,
+ * for diverged, "event <seq>: expected ..., found ...".
+ */
+#define DETER_REPLAY_MAGIC "DETERRPL"
+
+struct deter_replay_hdr {
+	char magic[8];		/* DETER_REPLAY_MAGIC */
+	__u32 version;		/* DETER_ABI_VERSION */
+	__u32 hdr_len;		/* sizeof(struct deter_replay_hdr) */
+	__u32 saddr;		/* this end */
+	__u32 daddr;		/* the peer */
+	__u16 sport;
+	__u16 dport;
+	__u32 iss;		/* this end's ISN */
+	__u32 irs;		/* the peer's ISN */
+	__u32 ipid;		/* next IP ID at ESTABLISHED */
+	__u32 tsoffset;		/* TCP timestamp offset */
+	__u32 flags;		/* DETER_CONN_* */
+	__u32 nevents;
+	__u32 nstates;
+};
+
+struct deter_replay_ev {
+	__u32 seq;
+	__u16 type;		/* enum deter_ev_type, DETER_EV_STATE/VALUE */
+	__u16 sub;
+	__u64 a;
+	__u64 b;
+	__u64 c;
 };
 
 /* Values of a state event, in log order. */

@@ -38,6 +38,7 @@
 
 #include "deter_conn.h"
 #include "deter_rec.h"
+#include "deter_replay.h"
 
 /* Buckets of the 4-tuple hash: recorded connections are few per host. */
 #define DETER_CONN_HASH_BITS 10
@@ -180,6 +181,8 @@ void deter_conn_sk_clone(struct sock *newsk, const struct sock *parent,
 	atomic64_inc(&deter_conn_cloned);
 	deter_conn_attach(newsk);
 	deter_rec_clone(newsk, skb);
+	if (deter_conn_get(newsk))
+		deter_replay_clone(deter_conn_get(newsk), newsk);
 }
 
 void deter_conn_sk_destroy(struct sock *sk)
@@ -189,6 +192,7 @@ void deter_conn_sk_destroy(struct sock *sk)
 	atomic64_inc(&deter_conn_destroyed);
 	if (!ds)
 		return;
+	deter_replay_close(ds, sk);
 	deter_rec_close(ds, sk);
 	spin_lock_bh(&deter_conn_lock);
 	list_del(&ds->node);

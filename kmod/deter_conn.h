@@ -21,6 +21,7 @@
 
 #include "deter_sample.h"
 
+struct deter_rpl;
 struct dentry;
 struct net;
 struct sk_buff;
@@ -44,6 +45,13 @@ struct deter_sock {
 
 	/* configuration last recorded, under the socket lock */
 	u32 cfg[4];			/* indexed by enum deter_cfg */
+
+	/* kernel values last recorded */
+	bool jif_primed;		/* jif_last is set */
+	unsigned long jif_last;		/* jiffies at the last event */
+	u64 clk_last;			/* last TCP clock value, ns */
+
+	struct deter_rpl *rpl;		/* replay script, when replayed */
 
 	/* transmit side: send-time sampling */
 	spinlock_t tx_lock;		/* protects the fields below */

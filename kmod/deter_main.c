@@ -7,6 +7,7 @@
  *
  *   deter_conn.c     per-socket state, its lifetime and counters
  *   deter_rec.c      recording: hooks and probes to trace events
+ *   deter_replay.c   replay: sequencer, handler caller, value reader
  *   deter_sample.c   rate-based send-time sampling (DETER Algorithm 1)
  *   deter_ipid.c     IP ID arithmetic for drop/reorder detection
  *
@@ -23,17 +24,80 @@
 #include "../include/deter_abi.h"
 #include "deter_conn.h"
 #include "deter_rec.h"
+#include "deter_replay.h"
 
 static struct dentry *deter_debugfs_dir;
+
+/*
+ * Each hook goes to replay when the socket is being replayed, else to
+ * recording (which ignores sockets it does not record).
+ */
+static bool deter_op_lock(struct sock *sk, enum deter_site site)
+{
+	bool run;
+
+	if (deter_replay_sk_lock(sk, site, &run))
+		return run;
+	deter_rec_sk_lock(sk, site);
+	return true;
+}
+
+static bool deter_op_rx(struct sock *sk, struct sk_buff *skb)
+{
+	bool taken;
+
+	if (deter_replay_sk_rx(sk, skb, &taken))
+		return taken;
+	deter_rec_sk_rx(sk, skb);
+	return false;
+}
+
+static void deter_op_call(struct sock *sk, enum deter_call call, u64 arg,
+			  u32 flags)
+{
+	if (!deter_replay_sk_call(sk, call, arg))
+		deter_rec_sk_call(sk, call, arg, flags);
+}
+
+static void deter_op_call_done(struct sock *sk, enum deter_call call,
+			       s64 ret)
+{
+	if (!deter_replay_sk_call_done(sk, call, ret))
+		deter_rec_sk_call_done(sk, call, ret);
+}
+
+static u64 deter_op_value(const struct sock *sk, const struct sk_buff *skb,
+			  enum deter_value what, u64 val)
+{
+	u64 v = val;
+
+	if (deter_replay_value(sk, skb, what, &v))
+		return v;
+	deter_rec_value(sk, what, val);
+	return val;
+}
+
+static unsigned long deter_op_jiffies(void)
+{
+	unsigned long now;
+
+	if (deter_replay_jiffies(&now))
+		return now;
+	return jiffies;
+}
 
 static const struct deter_ops deter_tcp_ops = {
 	.sk_init	= deter_conn_sk_init,
 	.sk_clone	= deter_conn_sk_clone,
 	.sk_destroy	= deter_conn_sk_destroy,
-	.sk_lock	= deter_rec_sk_lock,
-	.sk_rx		= deter_rec_sk_rx,
-	.sk_call	= deter_rec_sk_call,
-	.sk_call_done	= deter_rec_sk_call_done,
+	.sk_lock	= deter_op_lock,
+	.sk_lock_wait	= deter_replay_sk_lock_wait,
+	.sk_release	= deter_replay_sk_release,
+	.sk_rx		= deter_op_rx,
+	.sk_call	= deter_op_call,
+	.sk_call_done	= deter_op_call_done,
+	.value		= deter_op_value,
+	.jiffies	= deter_op_jiffies,
 	.owner		= THIS_MODULE,
 };
 
@@ -47,15 +111,20 @@ static int __init deter_init(void)
 	err = deter_rec_init(deter_debugfs_dir);
 	if (err)
 		goto err_debugfs;
+	err = deter_replay_init(deter_debugfs_dir);
+	if (err)
+		goto err_rec;
 
 	err = deter_register_ops(&deter_tcp_ops);
 	if (err) {
 		pr_err("cannot register TCP hooks: %d\n", err);
-		goto err_rec;
+		goto err_replay;
 	}
 	pr_info("loaded, format version %d\n", DETER_ABI_VERSION);
 	return 0;
 
+err_replay:
+	deter_replay_exit();
 err_rec:
 	deter_rec_exit();
 err_debugfs:
@@ -67,6 +136,7 @@ static void __exit deter_exit(void)
 {
 	/* Hooks, then probes, then the state they used. */
 	deter_unregister_ops(&deter_tcp_ops);
+	deter_replay_exit();
 	deter_rec_exit();
 	deter_conn_exit();
 	debugfs_remove(deter_debugfs_dir);

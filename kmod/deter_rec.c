@@ -49,6 +49,7 @@
 #include "deter_conn.h"
 #include "deter_ipid.h"
 #include "deter_rec.h"
+#include "deter_replay.h"
 
 #define CREATE_TRACE_POINTS
 #include "deter_trace.h"
@@ -119,6 +120,108 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
 			  ds->rx_zero_wnd);
 }
 
+/*
+ * Jiffies, before an event: logged when it changed since the socket's
+ * last event (DETER: record only reads that return a new value).
+ */
+static void deter_rec_jiffies(struct deter_sock *ds)
+{
+	unsigned long now = jiffies;
+
+	if (ds->jif_primed && now == ds->jif_last)
+		return;
+	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_JIFFIES,
+		       ds->jif_primed ? now - ds->jif_last : now, 0, 0);
+	ds->jif_last = now;
+	ds->jif_primed = true;
+}
+
+/*
+ * SYN-ACK clocks wait here, by ports, for the child socket the handshake
+ * creates. A slot taken by another handshake is overwritten; the child of
+ * the lost one then has no SYN-ACK clock, and its replay says so.
+ */
+#define DETER_REC_SYNACK_SLOTS	64
+#define DETER_REC_SYNACK_MAX	4	/* SYN-ACKs per handshake */
+
+static struct {
+	u16 sport, dport;
+	u8 n;
+	u64 ns[DETER_REC_SYNACK_MAX];
+} deter_rec_synack[DETER_REC_SYNACK_SLOTS];
+static DEFINE_SPINLOCK(deter_rec_synack_lock);
+
+static unsigned int deter_rec_synack_slot(u16 sport, u16 dport)
+{
+	return (sport * 31U + dport) % DETER_REC_SYNACK_SLOTS;
+}
+
+/**
+ * deter_rec_value() - TCP used a value it took from the kernel
+ * @sk: the socket (the request socket for DETER_VAL_SYNACK_CLOCK)
+ * @what: which value
+ * @val: the value
+ */
+void deter_rec_value(const struct sock *sk, enum deter_value what, u64 val)
+{
+	struct deter_sock *ds;
+	unsigned int i;
+
+	if (!READ_ONCE(deter_rec_armed) || sk->sk_protocol != IPPROTO_TCP)
+		return;
+	if (what == DETER_VAL_SYNACK_CLOCK) {
+		i = deter_rec_synack_slot(sk->sk_num, ntohs(sk->sk_dport));
+		spin_lock_bh(&deter_rec_synack_lock);
+		if (deter_rec_synack[i].sport != sk->sk_num ||
+		    deter_rec_synack[i].dport != ntohs(sk->sk_dport)) {
+			deter_rec_synack[i].sport = sk->sk_num;
+			deter_rec_synack[i].dport = ntohs(sk->sk_dport);
+			deter_rec_synack[i].n = 0;
+		}
+		if (deter_rec_synack[i].n < DETER_REC_SYNACK_MAX)
+			deter_rec_synack[i].ns[deter_rec_synack[i].n++] = val;
+		spin_unlock_bh(&deter_rec_synack_lock);
+		return;
+	}
+	ds = deter_rec_get(sk);
+	if (!ds)
+		return;
+	switch (what) {
+	case DETER_VAL_CLOCK:
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CLOCK,
+			       ds->clk_last ? val - ds->clk_last : val, 0, 0);
+		ds->clk_last = val;
+		break;
+	case DETER_VAL_IP_ID:
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_IP_ID, val, 0, 0);
+		break;
+	default:	/* ISN, TS offset: in the connection's identity */
+		break;
+	}
+}
+
+/* A passive end's SYN-ACK clocks, kept until the child exists. */
+static void deter_rec_synack_emit(struct deter_sock *ds,
+				  const struct sock *newsk)
+{
+	u64 ns[DETER_REC_SYNACK_MAX];
+	unsigned int i, n = 0;
+
+	i = deter_rec_synack_slot(newsk->sk_num, ntohs(newsk->sk_dport));
+	spin_lock_bh(&deter_rec_synack_lock);
+	if (deter_rec_synack[i].sport == newsk->sk_num &&
+	    deter_rec_synack[i].dport == ntohs(newsk->sk_dport)) {
+		n = deter_rec_synack[i].n;
+		memcpy(ns, deter_rec_synack[i].ns, sizeof(ns));
+		deter_rec_synack[i].sport = 0;
+		deter_rec_synack[i].n = 0;
+	}
+	spin_unlock_bh(&deter_rec_synack_lock);
+	for (i = 0; i < n; i++)
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYNACK_CLOCK, ns[i],
+			       0, 0);
+}
+
 static bool deter_rec_port_match(const struct sock *sk)
 {
 	u16 sport = ntohs(inet_sk(sk)->inet_sport);
@@ -141,6 +244,7 @@ static void deter_rec_select(struct deter_sock *ds, const struct sock *sk)
 	deter_sampler_init(&ds->sampler, READ_ONCE(deter_rec_threshold_ns));
 	WRITE_ONCE(ds->rec, true);
 	atomic64_inc(&deter_rec_conns);
+	deter_rec_jiffies(ds);
 }
 
 static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
@@ -202,6 +306,7 @@ void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 
 	if (!ds || WARN_ON_ONCE(site >= DETER_SITE_MAX))
 		return;
+	deter_rec_jiffies(ds);
 	deferred = site != DETER_SITE_LOCK_APP && sock_owned_by_user(sk);
 	seq = deter_rec_emit(ds, DETER_EV_LOCK, deter_rec_lock_abi[site],
 			     deferred, 0, 0);
@@ -220,6 +325,7 @@ void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 
 	if (!ds || skb->protocol != htons(ETH_P_IP))
 		return;
+	deter_rec_jiffies(ds);
 	iph = ip_hdr(skb);
 	th = (const struct tcphdr *)skb->data;
 	flags = iph->tos & INET_ECN_MASK;
@@ -299,6 +405,8 @@ void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
 	if (!ds)
 		return;
 	deter_rec_select(ds, newsk);
+	if (READ_ONCE(ds->rec))
+		deter_rec_synack_emit(ds, newsk);
 	if (skb->protocol == htons(ETH_P_IP)) {
 		ds->rx_ref = ntohs(ip_hdr(skb)->id);
 		ds->rx_next = ds->rx_ref + 1;
@@ -433,7 +541,9 @@ static void deter_rec_find_tp(struct tracepoint *tp, void *priv)
 
 /*
  * control: "record [threshold_ns [port...]]" arms recording of new
- * connections; "stop" disarms. Reading shows the state.
+ * connections; "replay" arms replay of the scripts loaded into
+ * deter/replay; "stop" disarms both (and drops the scripts). Reading
+ * shows the state.
  */
 static ssize_t deter_rec_ctl_write(struct file *file, const char __user *ubuf,
 				   size_t len, loff_t *ppos)
@@ -455,6 +565,18 @@ static ssize_t deter_rec_ctl_write(struct file *file, const char __user *ubuf,
 	mutex_lock(&deter_rec_ctl_mutex);
 	if (!strcmp(tok, "stop")) {
 		WRITE_ONCE(deter_rec_armed, false);
+		deter_replay_arm(false);
+		goto out;
+	}
+	if (!strcmp(tok, "replay")) {
+		if (READ_ONCE(deter_rec_armed))
+			ret = -EBUSY;
+		else
+			ret = deter_replay_arm(true) ?: len;
+		goto out;
+	}
+	if (deter_replay_active()) {
+		ret = -EBUSY;
 		goto out;
 	}
 	if (strcmp(tok, "record")) {

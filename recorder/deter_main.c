@@ -17,6 +17,7 @@
 
 #include "deter_abi.h"
 #include "rec_main.h"
+#include "replay_main.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -46,32 +47,6 @@ static void __attribute__((format(printf, 1, 2))) deter_usage_error(const char *
 	fprintf(stderr, "\nTry '%s --help'.\n", prog);
 	exit(2);
 }
-
-/* A subcommand that a later stage of the project provides. */
-static int deter_cmd_pending(const char *name, int argc, char **argv,
-			     void (*usage)(FILE *f))
-{
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	fprintf(stderr, "%s: %s: not implemented in this version\n", prog, name);
-	return 1;
-}
-
-#define DETER_PENDING_CMD(cmd)						\
-static void deter_usage_##cmd(FILE *f)					\
-{									\
-	fprintf(f, "usage: %s " #cmd " ...\n\n"				\
-		"'%s " #cmd "' is not implemented in this version.\n",	\
-		prog, prog);						\
-}									\
-static int deter_cmd_##cmd(int argc, char **argv)			\
-{									\
-	return deter_cmd_pending(#cmd, argc, argv, deter_usage_##cmd);	\
-}
-
-DETER_PENDING_CMD(replay)
 
 static void deter_version(void)
 {
@@ -106,7 +81,7 @@ static const struct deter_cmd deter_cmds[] = {
 	{ "show", "print one connection's log as events",
 	  rec_cmd_show, rec_usage_show },
 	{ "replay", "replay one connection deterministically",
-	  deter_cmd_replay, deter_usage_replay },
+	  replay_cmd_replay, replay_usage_replay },
 	{ "version", "print version information",
 	  deter_cmd_version, deter_usage_version },
 	{ "help", "show help for deter or one of its commands",

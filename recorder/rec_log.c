@@ -15,6 +15,7 @@
  *   CALL_DONE  zigzag(ret)
  *   SAMPLE     idx - previous sample idx, zigzag(ns delta), gap_q10
  *   CONFIG     value
+ *   VALUE      a (deltas for the clocks, as deter.ko emits them)
  *   STATE      DETER_ST_MAX x zigzag(value - previous state's value)
  *   RUN        n: the previous LOCK or RX repeats n more times, each with
  *              sequence + 1 (and, for RX, the expected idx)
@@ -219,7 +220,7 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 			run = 0;
 		}
 		if (e->sub > 15 || e->type == REC_LOG_RUN ||
-		    e->type > DETER_EV_STATE || e->seq <= c->seq) {
+		    e->type > DETER_EV_LAST || e->seq <= c->seq) {
 			free(c);
 			free(b.p);
 			return rec_log_err(err, "event %zu (seq %u): cannot encode type %u sub %u",
@@ -231,6 +232,7 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 		switch (e->type) {
 		case DETER_EV_LOCK:
 		case DETER_EV_CONFIG:
+		case DETER_EV_VALUE:
 			r |= rec_buf_varint(&b, e->a);
 			break;
 		case DETER_EV_RX:
@@ -364,7 +366,7 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			}
 			continue;
 		}
-		if (type > DETER_EV_STATE && type != REC_LOG_CALLREF) {
+		if (type > DETER_EV_LAST && type != REC_LOG_CALLREF) {
 			rec_log_err(err, "body+%zu: unknown event type %u", at, type);
 			goto fail;
 		}
@@ -396,6 +398,14 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 				goto fail;
 			}
 			if (rec_log_get(&rd, &e.a, "config value"))
+				goto fail;
+			break;
+		case DETER_EV_VALUE:
+			if (e.sub >= DETER_V_MAX) {
+				rec_log_err(err, "body+%zu: unknown value %u", at, e.sub);
+				goto fail;
+			}
+			if (rec_log_get(&rd, &e.a, "value"))
 				goto fail;
 			break;
 		case DETER_EV_RX:

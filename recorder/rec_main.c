@@ -253,6 +253,13 @@ out:
 	return ret;
 }
 
+static const char *const rec_value_names[DETER_V_MAX] = {
+	[DETER_V_CLOCK] = "clock_ns",
+	[DETER_V_JIFFIES] = "jiffies",
+	[DETER_V_SYNACK_CLOCK] = "synack_clock_ns",
+	[DETER_V_IP_ID] = "ip_id",
+};
+
 static const char *rec_status_str(uint32_t status, char *buf, size_t len)
 {
 	if (!status) {
@@ -564,6 +571,15 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		printf(json ? "\"event\":\"config\",\"field\":\"%s\",\"value\":%llu}\n" :
 			      "config     %s = %llu\n",
 		       rec_cfg_names[e->sub], (unsigned long long)e->a);
+		break;
+	case DETER_EV_VALUE:
+		if (json)
+			printf("\"event\":\"value\",\"what\":\"%s\",\"value\":%llu}\n",
+			       rec_value_names[e->sub], (unsigned long long)e->a);
+		else
+			printf("value      %s %s%llu\n", rec_value_names[e->sub],
+			       e->sub == DETER_V_CLOCK || e->sub == DETER_V_JIFFIES ? "+" : "",
+			       (unsigned long long)e->a);
 		break;
 	case DETER_EV_STATE:
 		s = &log->states[e->a];

@@ -67,9 +67,3 @@ Try 'deter --help'." ]
 	[ "$stderr" = "deter: version: unexpected argument 'extra'
 Try 'deter --help'." ]
 }
-
-@test "a command not implemented yet says so and fails" {
-	run --separate-stderr "$DETER" replay 1
-	assert_status 1
-	[ "$stderr" = "deter: replay: not implemented in this version" ]
-}

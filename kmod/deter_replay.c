@@ -1,0 +1,1163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Replay: re-execute recorded connections (DETER §3.1, §4 "Replay").
+ *
+ * A script (struct deter_replay_hdr + events + checkpoint values) is the
+ * log of one connection end. Once armed, the socket whose 4-tuple matches
+ * a script is bound to it at connect() (active end) or when the handshake
+ * creates it (passive end), and from then on three cursors walk the log:
+ *
+ *   ctx   the next context event (LOCK, RX): who takes the lock next.
+ *         An app waits for its turn in lock_sock(); a segment that is not
+ *         yet due is held back and re-entered into TCP when it is; a real
+ *         timer or TSQ run is skipped and the worker runs the handler
+ *         when the log says (the "handler caller"). Passing a VALUE
+ *         JIFFIES event sets the jiffies TCP reads; passing a checkpoint
+ *         right after the event just consumed compares it with the
+ *         socket's state.
+ *   clk   the next CLOCK value, handed to the next tcp_clock_ns() read.
+ *   call  the next socket call and its result, checked against the app.
+ *
+ * The first difference stops the replay of that script ("diverged",
+ * with the event and what was expected and found); from then on its
+ * hooks let TCP run freely so the processes involved can finish. Nothing
+ * here spins: an app waits with a timeout, the worker polls once a jiffy
+ * while the owner it needs is busy, and held segments are bounded.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/debugfs.h>
+#include <linux/ip.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/inet_connection_sock.h>
+#include <net/ip.h>
+#include <net/protocol.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "../include/deter_abi.h"
+#include "deter_conn.h"
+#include "deter_ipid.h"
+#include "deter_replay.h"
+
+#define DETER_RPL_MAX_SCRIPTS	64
+#define DETER_RPL_MAX_EVENTS	BIT(24)
+#define DETER_RPL_MAX_HELD	1024	/* segments held back per socket */
+#define DETER_RPL_LOOKAHEAD	8192	/* events searched for a held segment */
+#define DETER_RPL_APP_WAIT	(10 * HZ)
+#define DETER_RPL_TASKS		16
+
+enum deter_rpl_state {
+	DETER_RPL_LOADED,
+	DETER_RPL_RUNNING,
+	DETER_RPL_DONE,
+	DETER_RPL_DIVERGED,
+};
+
+static const char *const deter_rpl_state_names[] = {
+	[DETER_RPL_LOADED] = "loaded",
+	[DETER_RPL_RUNNING] = "running",
+	[DETER_RPL_DONE] = "done",
+	[DETER_RPL_DIVERGED] = "diverged",
+};
+
+struct deter_rpl {
+	struct list_head node;
+	struct deter_replay_hdr hdr;
+	struct deter_replay_ev *ev;
+	u64 *states;
+
+	spinlock_t lock;		/* cursors and state below */
+	enum deter_rpl_state state;
+	struct sock *sk;		/* bound socket, held */
+	struct deter_sock *ds;
+	u32 ctx, clk, call, synack;	/* cursors: event indices */
+	u32 ctx_seq;			/* seq of the last non-owned context */
+	u64 clock;			/* last CLOCK value handed out */
+	unsigned long jiffies;		/* jiffies TCP reads */
+	bool ipid_given;
+	char msg[192];
+
+	struct sk_buff_head held;	/* segments not yet due */
+	struct task_struct *driver;	/* the worker inside lock_sock() */
+	wait_queue_head_t wq;		/* apps waiting for their turn */
+	struct delayed_work work;	/* the handler caller */
+	atomic_t users;			/* processes sleeping on wq */
+};
+
+static LIST_HEAD(deter_rpl_list);
+static DEFINE_MUTEX(deter_rpl_mutex);	/* list changes, arming */
+static bool deter_rpl_armed __read_mostly;
+static struct workqueue_struct *deter_rpl_wq;
+static DECLARE_WAIT_QUEUE_HEAD(deter_rpl_users_wq);
+
+/* Which script a context is working for, to answer jiffies reads. */
+static DEFINE_PER_CPU(struct deter_rpl *, deter_rpl_cpu);
+static DEFINE_PER_CPU(struct sock *, deter_rpl_firing);
+static struct {
+	struct task_struct *task;
+	struct deter_rpl *rpl;
+} deter_rpl_tasks[DETER_RPL_TASKS];
+static DEFINE_SPINLOCK(deter_rpl_tasks_lock);
+
+static const char *const deter_rpl_lock_names[DETER_LOCK_MAX] = {
+	[DETER_LOCK_APP] = "app lock",
+	[DETER_LOCK_WRITE_TIMER] = "write timer",
+	[DETER_LOCK_DELACK_TIMER] = "delayed-ACK timer",
+	[DETER_LOCK_KEEPALIVE_TIMER] = "keepalive timer",
+	[DETER_LOCK_COMP_ACK_TIMER] = "compressed-ACK timer",
+	[DETER_LOCK_TSQ] = "TSQ",
+};
+
+static const u8 deter_rpl_site_lock[DETER_SITE_MAX] = {
+	[DETER_SITE_LOCK_APP] = DETER_LOCK_APP,
+	[DETER_SITE_LOCK_WRITE_TIMER] = DETER_LOCK_WRITE_TIMER,
+	[DETER_SITE_LOCK_DELACK_TIMER] = DETER_LOCK_DELACK_TIMER,
+	[DETER_SITE_LOCK_KEEPALIVE_TIMER] = DETER_LOCK_KEEPALIVE_TIMER,
+	[DETER_SITE_LOCK_COMP_ACK_TIMER] = DETER_LOCK_COMP_ACK_TIMER,
+	[DETER_SITE_LOCK_TSQ] = DETER_LOCK_TSQ,
+};
+
+bool deter_replay_active(void)
+{
+	return READ_ONCE(deter_rpl_armed);
+}
+
+static void deter_rpl_task_set(struct deter_rpl *rpl)
+{
+	unsigned int i, free = DETER_RPL_TASKS;
+	unsigned long flags;
+
+	spin_lock_irqsave(&deter_rpl_tasks_lock, flags);
+	for (i = 0; i < DETER_RPL_TASKS; i++) {
+		if (deter_rpl_tasks[i].task == current) {
+			deter_rpl_tasks[i].rpl = rpl;
+			goto out;
+		}
+		if (!deter_rpl_tasks[i].task && free == DETER_RPL_TASKS)
+			free = i;
+	}
+	if (free < DETER_RPL_TASKS && rpl) {
+		deter_rpl_tasks[free].task = current;
+		deter_rpl_tasks[free].rpl = rpl;
+	}
+out:
+	spin_unlock_irqrestore(&deter_rpl_tasks_lock, flags);
+}
+
+static struct deter_rpl *deter_rpl_task_get(void)
+{
+	struct deter_rpl *rpl = NULL;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&deter_rpl_tasks_lock, flags);
+	for (i = 0; i < DETER_RPL_TASKS; i++)
+		if (deter_rpl_tasks[i].task == current)
+			rpl = deter_rpl_tasks[i].rpl;
+	spin_unlock_irqrestore(&deter_rpl_tasks_lock, flags);
+	return rpl;
+}
+
+static void deter_rpl_tasks_forget(struct deter_rpl *rpl)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&deter_rpl_tasks_lock, flags);
+	for (i = 0; i < DETER_RPL_TASKS; i++) {
+		if (!rpl || deter_rpl_tasks[i].rpl == rpl) {
+			deter_rpl_tasks[i].task = NULL;
+			deter_rpl_tasks[i].rpl = NULL;
+		}
+	}
+	spin_unlock_irqrestore(&deter_rpl_tasks_lock, flags);
+}
+
+/* The script bound to @sk, if it is being replayed. */
+static struct deter_rpl *deter_rpl_get(const struct sock *sk)
+{
+	struct deter_sock *ds;
+	struct deter_rpl *rpl;
+
+	if (!READ_ONCE(deter_rpl_armed) || sk->sk_protocol != IPPROTO_TCP)
+		return NULL;
+	ds = deter_conn_get(sk);
+	rpl = ds ? READ_ONCE(ds->rpl) : NULL;
+	return rpl && READ_ONCE(rpl->state) == DETER_RPL_RUNNING ? rpl : NULL;
+}
+
+/* A loaded script for this end, by 4-tuple (host order). */
+static struct deter_rpl *deter_rpl_find(u32 saddr, u16 sport, u32 daddr,
+					u16 dport)
+{
+	struct deter_rpl *rpl;
+
+	list_for_each_entry(rpl, &deter_rpl_list, node)
+		if (rpl->hdr.sport == sport && rpl->hdr.dport == dport &&
+		    rpl->hdr.saddr == saddr && rpl->hdr.daddr == daddr)
+			return rpl;
+	return NULL;
+}
+
+static struct deter_rpl *deter_rpl_find_sk(const struct sock *sk)
+{
+	return deter_rpl_find(ntohl(sk->sk_rcv_saddr), sk->sk_num,
+			      ntohl(sk->sk_daddr), ntohs(sk->sk_dport));
+}
+
+/* Kick the handler caller and wake apps waiting for their turn. */
+static void deter_rpl_kick(struct deter_rpl *rpl, unsigned long delay)
+{
+	wake_up_all(&rpl->wq);
+	mod_delayed_work(deter_rpl_wq, &rpl->work, delay);
+}
+
+static void __printf(2, 3) deter_rpl_diverge(struct deter_rpl *rpl,
+					     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rpl->state != DETER_RPL_RUNNING)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(rpl->msg, sizeof(rpl->msg), fmt, ap);
+	va_end(ap);
+	WRITE_ONCE(rpl->state, DETER_RPL_DIVERGED);
+	pr_info("replay %pI4h:%u diverged: %s\n", &rpl->hdr.saddr,
+		rpl->hdr.sport, rpl->msg);
+}
+
+static const struct deter_replay_ev *deter_rpl_at(const struct deter_rpl *rpl,
+						  u32 i)
+{
+	return i < rpl->hdr.nevents ? &rpl->ev[i] : NULL;
+}
+
+static bool deter_rpl_is_ctx(const struct deter_replay_ev *e)
+{
+	return e->type == DETER_EV_LOCK || e->type == DETER_EV_RX;
+}
+
+/* An event that happened while a process owned the socket. */
+static bool deter_rpl_is_owned(const struct deter_replay_ev *e)
+{
+	if (e->type == DETER_EV_RX)
+		return e->b & DETER_RX_OWNED;
+	return e->type == DETER_EV_LOCK && e->sub != DETER_LOCK_APP && e->a;
+}
+
+static void deter_rpl_describe(const struct deter_replay_ev *e, char *buf,
+			       size_t len)
+{
+	if (!e)
+		snprintf(buf, len, "the end of the log");
+	else if (e->type == DETER_EV_LOCK && e->sub < DETER_LOCK_MAX)
+		snprintf(buf, len, "%s%s", deter_rpl_lock_names[e->sub],
+			 e->a ? " (deferred)" : "");
+	else if (e->type == DETER_EV_RX && (e->b & DETER_RX_SYN))
+		snprintf(buf, len, "a SYN segment");
+	else if (e->type == DETER_EV_RX)
+		snprintf(buf, len, "segment ipid %llu", e->a & 0xffff);
+	else
+		snprintf(buf, len, "event type %u", e->type);
+}
+
+static void deter_rpl_state_read(const struct sock *sk,
+				 const struct deter_sock *ds, u64 *v)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	v[DETER_ST_SND_UNA] = tp->snd_una;
+	v[DETER_ST_SND_NXT] = tp->snd_nxt;
+	v[DETER_ST_RCV_NXT] = tp->rcv_nxt;
+	v[DETER_ST_CWND] = tcp_snd_cwnd(tp);
+	v[DETER_ST_SSTHRESH] = tp->snd_ssthresh;
+	v[DETER_ST_PACKETS_OUT] = tp->packets_out;
+	v[DETER_ST_RETRANS_OUT] = tp->retrans_out;
+	v[DETER_ST_SACKED_OUT] = tp->sacked_out;
+	v[DETER_ST_LOST_OUT] = tp->lost_out;
+	v[DETER_ST_RCV_WND] = tp->rcv_wnd;
+	v[DETER_ST_TOTAL_RETRANS] = tp->total_retrans;
+	v[DETER_ST_TOTAL_RTO] = tp->total_rto;
+	v[DETER_ST_RX_ZERO_WND] = ds->rx_zero_wnd;
+	v[DETER_ST_STATE] = sk->sk_state;
+	v[DETER_ST_BYTES_ACKED] = tp->bytes_acked;
+	v[DETER_ST_BYTES_RECEIVED] = tp->bytes_received;
+}
+
+static const char *const deter_rpl_st_names[DETER_ST_MAX] = {
+	"snd_una", "snd_nxt", "rcv_nxt", "cwnd", "ssthresh", "packets_out",
+	"retrans_out", "sacked_out", "lost_out", "rcv_wnd", "total_retrans",
+	"total_rto", "rx_zero_wnd", "state", "bytes_acked", "bytes_received",
+};
+
+/* Compare checkpoint @e with @sk's state now. Under rpl->lock. */
+static void deter_rpl_check(struct deter_rpl *rpl,
+			    const struct deter_replay_ev *e)
+{
+	u64 now[DETER_ST_MAX];
+	const u64 *want;
+	unsigned int i;
+
+	if (e->a >= rpl->hdr.nstates || !rpl->ds)
+		return;
+	want = &rpl->states[e->a * DETER_ST_MAX];
+	deter_rpl_state_read(rpl->sk, rpl->ds, now);
+	for (i = 0; i < DETER_ST_MAX; i++) {
+		/* counters of the recording side only */
+		if (i == DETER_ST_RX_ZERO_WND)
+			continue;
+		if (now[i] != want[i]) {
+			deter_rpl_diverge(rpl, "event %u: %s %s expected %llu, found %llu",
+					  e->seq, e->sub ? "summary" : "checkpoint",
+					  deter_rpl_st_names[i], want[i], now[i]);
+			return;
+		}
+	}
+}
+
+/*
+ * The context event at rpl->ctx was taken: move to the next one, applying
+ * the jiffies changes and checking the checkpoint taken right after it.
+ * Under rpl->lock, in the context that took the lock.
+ */
+static void deter_rpl_ctx_next(struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *taken = &rpl->ev[rpl->ctx];
+	const struct deter_replay_ev *e;
+	u32 i = rpl->ctx + 1;
+
+	if (!deter_rpl_is_owned(taken))
+		rpl->ctx_seq = taken->seq;
+	for (; (e = deter_rpl_at(rpl, i)) && !deter_rpl_is_ctx(e); i++) {
+		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
+			rpl->jiffies += e->a;
+		else if (e->type == DETER_EV_STATE && !e->sub &&
+			 e->seq == taken->seq + 1)
+			deter_rpl_check(rpl, e);
+	}
+	rpl->ctx = i;
+	deter_rpl_kick(rpl, 0);
+}
+
+/* Apply jiffies changes logged before the next context event. */
+static void deter_rpl_ctx_prime(struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *e;
+	u32 i = rpl->ctx;
+
+	for (; (e = deter_rpl_at(rpl, i)) && !deter_rpl_is_ctx(e); i++)
+		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
+			rpl->jiffies += e->a;
+	rpl->ctx = i;
+}
+
+/* Bind @sk to @rpl: from now on it is replayed. */
+static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
+{
+	struct deter_sock *ds = deter_conn_get(sk);
+
+	if (!ds || rpl->sk)
+		return;
+	sock_hold(sk);
+	rpl->sk = sk;
+	rpl->ds = ds;
+	rpl->ctx = 0;
+	rpl->jiffies = 0;
+	deter_rpl_ctx_prime(rpl);
+	WRITE_ONCE(ds->rpl, rpl);
+	WRITE_ONCE(rpl->state, DETER_RPL_RUNNING);
+}
+
+static void deter_rpl_set_cpu(struct deter_rpl *rpl)
+{
+	this_cpu_write(deter_rpl_cpu, rpl);
+}
+
+/* ---- hooks ---------------------------------------------------------- */
+
+bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
+{
+	struct deter_rpl *rpl = deter_rpl_get(sk);
+	const struct deter_replay_ev *e;
+	char want[48];
+	u8 who;
+
+	*run = true;
+	if (!rpl)
+		return false;
+	if (rpl->driver == current)
+		return true;
+	who = deter_rpl_site_lock[site];
+	if (site != DETER_SITE_LOCK_APP) {
+		deter_rpl_set_cpu(rpl);
+		if (this_cpu_read(deter_rpl_firing) != sk) {
+			*run = false;	/* a real firing: the log decides */
+			return true;
+		}
+	}
+	spin_lock(&rpl->lock);
+	e = deter_rpl_at(rpl, rpl->ctx);
+	if (e && e->type == DETER_EV_LOCK && e->sub == who) {
+		deter_rpl_ctx_next(rpl);
+	} else {
+		deter_rpl_describe(e, want, sizeof(want));
+		deter_rpl_diverge(rpl, "event %u: expected %s, found %s",
+				  e ? e->seq : 0, want, deter_rpl_lock_names[who]);
+		deter_rpl_kick(rpl, 0);
+	}
+	spin_unlock(&rpl->lock);
+	if (site == DETER_SITE_LOCK_APP) {
+		deter_rpl_set_cpu(rpl);
+		deter_rpl_task_set(rpl);
+	}
+	return true;
+}
+
+static bool deter_rpl_app_turn(struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *e;
+	bool turn;
+
+	spin_lock_bh(&rpl->lock);
+	e = deter_rpl_at(rpl, rpl->ctx);
+	turn = rpl->state != DETER_RPL_RUNNING || !e ||
+	       (e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_APP);
+	spin_unlock_bh(&rpl->lock);
+	return turn;
+}
+
+void deter_replay_sk_lock_wait(struct sock *sk)
+{
+	struct deter_rpl *rpl = deter_rpl_get(sk);
+	char want[48];
+
+	if (!rpl || rpl->driver == current)
+		return;
+	atomic_inc(&rpl->users);
+	deter_rpl_kick(rpl, 0);
+	if (!wait_event_timeout(rpl->wq, deter_rpl_app_turn(rpl),
+				DETER_RPL_APP_WAIT)) {
+		spin_lock_bh(&rpl->lock);
+		deter_rpl_describe(deter_rpl_at(rpl, rpl->ctx), want,
+				   sizeof(want));
+		deter_rpl_diverge(rpl, "event %u: stuck: app wants the lock, log expects %s",
+				  rpl->ctx < rpl->hdr.nevents ?
+				  rpl->ev[rpl->ctx].seq : 0, want);
+		spin_unlock_bh(&rpl->lock);
+		wake_up_all(&rpl->wq);
+	}
+	if (atomic_dec_and_test(&rpl->users))
+		wake_up_all(&deter_rpl_users_wq);
+}
+
+static bool deter_rpl_owned_turn(struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *e;
+	bool turn;
+
+	spin_lock_bh(&rpl->lock);
+	e = deter_rpl_at(rpl, rpl->ctx);
+	turn = rpl->state == DETER_RPL_RUNNING && e && deter_rpl_is_owned(e);
+	spin_unlock_bh(&rpl->lock);
+	return turn;
+}
+
+void deter_replay_sk_release(struct sock *sk)
+{
+	struct deter_rpl *rpl = deter_rpl_get(sk);
+
+	if (!rpl || rpl->driver == current)
+		return;
+	atomic_inc(&rpl->users);
+	/* What arrived while the app owned the socket is delivered first. */
+	deter_rpl_kick(rpl, 0);
+	if (!wait_event_timeout(rpl->wq, !deter_rpl_owned_turn(rpl),
+				DETER_RPL_APP_WAIT)) {
+		spin_lock_bh(&rpl->lock);
+		deter_rpl_diverge(rpl, "event %u: stuck: owner releases before its owned events",
+				  rpl->ev[rpl->ctx].seq);
+		spin_unlock_bh(&rpl->lock);
+		wake_up_all(&rpl->wq);
+	}
+	if (atomic_dec_and_test(&rpl->users))
+		wake_up_all(&deter_rpl_users_wq);
+}
+
+/* The index TCP's IP ID series gives @skb, without moving the series. */
+static u64 deter_rpl_rx_idx(const struct deter_sock *ds,
+			    const struct sk_buff *skb)
+{
+	u16 id = ntohs(ip_hdr(skb)->id);
+
+	return ds->rx_primed ? deter_ipid_extend(ds->rx_ref, id) : id;
+}
+
+static bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn,
+			       u64 idx)
+{
+	if (e->type != DETER_EV_RX || !!(e->b & DETER_RX_SYN) != syn)
+		return false;
+	return syn || e->a == idx;
+}
+
+bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
+{
+	struct deter_rpl *rpl = deter_rpl_get(sk);
+	const struct deter_replay_ev *e;
+	struct deter_sock *ds;
+	bool syn, owned;
+	u64 idx;
+	u32 i;
+
+	*taken = false;
+	if (!rpl || skb->protocol != htons(ETH_P_IP))
+		return !!rpl;
+	deter_rpl_set_cpu(rpl);
+	ds = rpl->ds;
+	syn = ((const struct tcphdr *)skb->data)->syn;
+	idx = deter_rpl_rx_idx(ds, skb);
+	owned = sock_owned_by_user(sk);
+
+	spin_lock(&rpl->lock);
+	e = deter_rpl_at(rpl, rpl->ctx);
+	if (e && deter_rpl_rx_match(e, syn, idx) &&
+	    !!(e->b & DETER_RX_OWNED) == owned) {
+		if (!syn) {
+			ds->rx_ref = idx;
+			ds->rx_primed = true;
+			if (!((const struct tcphdr *)skb->data)->window)
+				ds->rx_zero_wnd++;
+		}
+		deter_rpl_ctx_next(rpl);
+		spin_unlock(&rpl->lock);
+		return true;
+	}
+	/* Due later (or due now, but the owner is not the one logged). */
+	for (i = rpl->ctx; i < rpl->hdr.nevents &&
+	     i - rpl->ctx < DETER_RPL_LOOKAHEAD; i++)
+		if (deter_rpl_rx_match(&rpl->ev[i], syn, idx))
+			break;
+	if (i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD &&
+	    skb_queue_len(&rpl->held) < DETER_RPL_MAX_HELD) {
+		/* Re-entered into tcp_v4_rcv() later: restore its IPCB. */
+		memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
+			sizeof(struct inet_skb_parm));
+		__skb_queue_tail(&rpl->held, skb);
+		*taken = true;
+		deter_rpl_kick(rpl, i == rpl->ctx ? 1 : 0);
+	} else {
+		char want[48];
+
+		deter_rpl_describe(e, want, sizeof(want));
+		deter_rpl_diverge(rpl, "event %u: expected %s, found %ssegment ipid %llu",
+				  e ? e->seq : 0, want, syn ? "SYN " : "",
+				  idx & 0xffff);
+		deter_rpl_kick(rpl, 0);
+	}
+	spin_unlock(&rpl->lock);
+	return true;
+}
+
+bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
+{
+	struct deter_rpl *rpl = deter_rpl_get(sk);
+	const struct deter_replay_ev *e;
+	u32 i;
+
+	if (!rpl)
+		return false;
+	spin_lock_bh(&rpl->lock);
+	for (i = rpl->call; (e = deter_rpl_at(rpl, i)); i++)
+		if (e->type == DETER_EV_CALL)
+			break;
+	if (!e) {
+		deter_rpl_diverge(rpl, "a socket call (%u, %llu bytes) beyond the end of the log",
+				  call, arg);
+	} else if (e->sub != call || e->a != arg) {
+		deter_rpl_diverge(rpl, "event %u: expected call %u (%llu B), found %u (%llu B)",
+				  e->seq, e->sub, e->a, call, arg);
+	}
+	rpl->call = i + 1;
+	spin_unlock_bh(&rpl->lock);
+	return true;
+}
+
+bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
+			       s64 ret)
+{
+	struct deter_rpl *rpl = deter_rpl_get(sk);
+	const struct deter_replay_ev *e, *next;
+	u32 i;
+
+	if (!rpl)
+		return false;
+	spin_lock_bh(&rpl->lock);
+	for (i = rpl->call; (e = deter_rpl_at(rpl, i)); i++)
+		if (e->type == DETER_EV_CALL_DONE)
+			break;
+	if (!e) {
+		deter_rpl_diverge(rpl, "a socket call returned beyond the end of the log");
+	} else if ((s64)e->a != ret) {
+		deter_rpl_diverge(rpl, "event %u: call %u expected to return %lld, got %lld",
+				  e->seq, e->sub, (s64)e->a, ret);
+	} else {
+		next = deter_rpl_at(rpl, i + 1);
+		if (next && next->type == DETER_EV_STATE && !next->sub &&
+		    next->seq == e->seq + 1)
+			deter_rpl_check(rpl, next);
+	}
+	rpl->call = i + 1;
+	spin_unlock_bh(&rpl->lock);
+	return true;
+}
+
+/* The next VALUE @what at or after *cursor. Under rpl->lock. */
+static const struct deter_replay_ev *deter_rpl_next_value(struct deter_rpl *rpl,
+							  u32 *cursor,
+							  u16 what)
+{
+	const struct deter_replay_ev *e;
+	u32 i;
+
+	for (i = *cursor; (e = deter_rpl_at(rpl, i)); i++) {
+		if (e->type == DETER_EV_VALUE && e->sub == what) {
+			*cursor = i + 1;
+			return e;
+		}
+	}
+	*cursor = i;
+	return NULL;
+}
+
+static u64 deter_rpl_clock(struct deter_rpl *rpl, u64 val)
+{
+	const struct deter_replay_ev *e;
+
+	spin_lock_bh(&rpl->lock);
+	e = deter_rpl_next_value(rpl, &rpl->clk, DETER_V_CLOCK);
+	if (!e) {
+		deter_rpl_diverge(rpl, "a clock read beyond the end of the log");
+	} else if (e->seq < rpl->ctx_seq) {
+		deter_rpl_diverge(rpl, "event %u: clock read logged before event %u (ran)",
+				  e->seq, rpl->ctx_seq);
+	} else {
+		rpl->clock += e->a;
+		val = rpl->clock;
+	}
+	spin_unlock_bh(&rpl->lock);
+	return val;
+}
+
+bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
+			enum deter_value what, u64 *val)
+{
+	const struct deter_replay_ev *e;
+	struct deter_rpl *rpl = NULL;
+	const struct tcphdr *th;
+	const struct iphdr *iph;
+
+	if (!READ_ONCE(deter_rpl_armed) || sk->sk_protocol != IPPROTO_TCP)
+		return false;
+
+	switch (what) {
+	case DETER_VAL_ISN:
+	case DETER_VAL_TS_OFF:
+		/* The script list does not change while replay is armed. */
+		if (skb) {	/* passive: the listener and the SYN */
+			iph = ip_hdr(skb);
+			th = tcp_hdr(skb);
+			rpl = deter_rpl_find(ntohl(iph->daddr), ntohs(th->dest),
+					     ntohl(iph->saddr), ntohs(th->source));
+		} else {
+			rpl = deter_rpl_find_sk(sk);
+			if (rpl && READ_ONCE(rpl->state) == DETER_RPL_LOADED) {
+				spin_lock_bh(&rpl->lock);
+				deter_rpl_bind(rpl, (struct sock *)sk);
+				spin_unlock_bh(&rpl->lock);
+				deter_rpl_task_set(rpl);
+			}
+		}
+		if (rpl)
+			*val = what == DETER_VAL_ISN ? rpl->hdr.iss :
+						       rpl->hdr.tsoffset;
+		return !!rpl;
+	case DETER_VAL_SYNACK_CLOCK:
+		/* @sk is the request socket; it may be in softirq. */
+		list_for_each_entry(rpl, &deter_rpl_list, node) {
+			if (rpl->hdr.sport != sk->sk_num ||
+			    rpl->hdr.dport != ntohs(sk->sk_dport))
+				continue;
+			spin_lock_bh(&rpl->lock);
+			e = deter_rpl_next_value(rpl, &rpl->synack,
+						 DETER_V_SYNACK_CLOCK);
+			if (e)
+				*val = e->a;
+			spin_unlock_bh(&rpl->lock);
+			return !!e;
+		}
+		return false;
+	case DETER_VAL_IP_ID:
+		rpl = deter_rpl_get(sk);
+		if (!rpl)
+			return false;
+		spin_lock_bh(&rpl->lock);
+		if (!rpl->ipid_given) {
+			u32 i = 0;
+
+			e = deter_rpl_next_value(rpl, &i, DETER_V_IP_ID);
+			if (e)
+				*val = e->a;
+			else if (rpl->hdr.flags & DETER_CONN_ACTIVE)
+				*val = (u16)(rpl->hdr.ipid - 1);	/* the SYN's */
+			else
+				*val = rpl->hdr.ipid;
+			rpl->ipid_given = true;
+		}
+		spin_unlock_bh(&rpl->lock);
+		return true;
+	case DETER_VAL_CLOCK:
+		rpl = deter_rpl_get(sk);
+		if (!rpl)
+			return false;
+		*val = deter_rpl_clock(rpl, *val);
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool deter_replay_jiffies(unsigned long *now)
+{
+	struct deter_rpl *rpl;
+
+	if (!READ_ONCE(deter_rpl_armed))
+		return false;
+	/* Softirq, or a process with BH off (no migration): per CPU. */
+	if (!in_task() || in_softirq())
+		rpl = this_cpu_read(deter_rpl_cpu);
+	else
+		rpl = deter_rpl_task_get();
+	if (!rpl || READ_ONCE(rpl->state) != DETER_RPL_RUNNING || !rpl->sk)
+		return false;
+	*now = READ_ONCE(rpl->jiffies);
+	return true;
+}
+
+/*
+ * A passive end was created by the handshake: bind it, and give the
+ * fields tcp_create_openreq_child() stamped with jiffies the logged value.
+ */
+void deter_replay_clone(struct deter_sock *ds, struct sock *newsk)
+{
+	struct inet_connection_sock *icsk = inet_csk(newsk);
+	struct tcp_sock *tp = tcp_sk(newsk);
+	struct deter_rpl *rpl;
+	u32 now;
+
+	if (!READ_ONCE(deter_rpl_armed))
+		return;
+	/* Addresses are still the listener's: match by ports. */
+	list_for_each_entry(rpl, &deter_rpl_list, node) {
+		if (rpl->hdr.sport != newsk->sk_num ||
+		    rpl->hdr.dport != ntohs(newsk->sk_dport) ||
+		    rpl->state != DETER_RPL_LOADED)
+			continue;
+		spin_lock_bh(&rpl->lock);
+		deter_rpl_bind(rpl, newsk);
+		now = rpl->jiffies;
+		spin_unlock_bh(&rpl->lock);
+		tp->lsndtime = now;
+		tp->rcv_tstamp = now;
+		tp->snd_cwnd_stamp = now;
+		icsk->icsk_ack.lrcvtime = now;
+		return;
+	}
+}
+
+void deter_replay_close(struct deter_sock *ds, struct sock *sk)
+{
+	struct deter_rpl *rpl = READ_ONCE(ds->rpl);
+	const struct deter_replay_ev *e;
+	u32 i;
+
+	if (!rpl)
+		return;
+	spin_lock_bh(&rpl->lock);
+	if (rpl->state == DETER_RPL_RUNNING) {
+		for (i = rpl->ctx; (e = deter_rpl_at(rpl, i)); i++)
+			if (e->type == DETER_EV_STATE && e->sub)
+				deter_rpl_check(rpl, e);
+	}
+	if (rpl->state == DETER_RPL_RUNNING) {
+		e = deter_rpl_at(rpl, rpl->ctx);
+		if (e)
+			deter_rpl_diverge(rpl, "event %u: the socket closed with %u events left",
+					  e->seq, rpl->hdr.nevents - rpl->ctx);
+		else
+			WRITE_ONCE(rpl->state, DETER_RPL_DONE);
+	}
+	WRITE_ONCE(ds->rpl, NULL);
+	rpl->ds = NULL;
+	spin_unlock_bh(&rpl->lock);
+	deter_rpl_kick(rpl, 0);
+}
+
+/* ---- the handler caller ----------------------------------------------- */
+
+static void deter_rpl_fire_timer(struct deter_rpl *rpl, struct sock *sk,
+				 u8 who)
+{
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct timer_list *t = NULL;
+
+	local_bh_disable();
+	this_cpu_write(deter_rpl_firing, sk);
+	deter_rpl_set_cpu(rpl);
+	/* The log says it is due: make the handler's own check agree. */
+	switch (who) {
+	case DETER_LOCK_WRITE_TIMER:
+		t = &icsk->icsk_retransmit_timer;
+		WRITE_ONCE(icsk->icsk_timeout, jiffies);
+		break;
+	case DETER_LOCK_DELACK_TIMER:
+		t = &icsk->icsk_delack_timer;
+		WRITE_ONCE(icsk->icsk_ack.timeout, jiffies);
+		break;
+	case DETER_LOCK_KEEPALIVE_TIMER:
+		t = &icsk->icsk_keepalive_timer;
+		break;
+	case DETER_LOCK_COMP_ACK_TIMER:
+		/* The handler drops the reference an armed timer holds. */
+		if (hrtimer_try_to_cancel(&tp->compressed_ack_timer) != 1)
+			sock_hold(sk);
+		tp->compressed_ack_timer.function(&tp->compressed_ack_timer);
+		break;
+	}
+	if (t) {
+		if (!timer_delete(t))
+			sock_hold(sk);
+		t->function(t);
+	}
+	this_cpu_write(deter_rpl_firing, NULL);
+	local_bh_enable();
+}
+
+/* TSQ work outside the owner: run it the way tcp_release_cb() does. */
+static void deter_rpl_run_tsq(struct deter_rpl *rpl, struct sock *sk)
+{
+	WRITE_ONCE(rpl->driver, current);
+	deter_rpl_task_set(rpl);
+	lock_sock(sk);
+	spin_lock_bh(&rpl->lock);
+	deter_rpl_ctx_next(rpl);
+	spin_unlock_bh(&rpl->lock);
+	if (!test_and_set_bit(TCP_TSQ_DEFERRED, &sk->sk_tsq_flags))
+		sock_hold(sk);
+	release_sock(sk);
+	deter_rpl_task_set(NULL);
+	WRITE_ONCE(rpl->driver, NULL);
+}
+
+/* Re-enter a held segment into TCP now that it is due. */
+static void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb)
+{
+	const struct net_protocol *ipprot;
+	struct net_device *dev;
+
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(sock_net(sk), skb->skb_iif);
+	ipprot = rcu_dereference(inet_protos[IPPROTO_TCP]);
+	if (!dev || !ipprot) {
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return;
+	}
+	skb->dev = dev;
+	local_bh_disable();
+	ipprot->handler(skb);
+	local_bh_enable();
+	rcu_read_unlock();
+}
+
+static void deter_rpl_work(struct work_struct *work)
+{
+	struct deter_rpl *rpl = container_of(to_delayed_work(work),
+					     struct deter_rpl, work);
+	const struct deter_replay_ev *e;
+	struct sk_buff *skb, *found;
+	struct sock *sk;
+	bool owned, want_owned;
+	int rounds;
+
+	for (rounds = 0; rounds < 256; rounds++) {
+		spin_lock_bh(&rpl->lock);
+		sk = rpl->sk;
+		e = deter_rpl_at(rpl, rpl->ctx);
+		if (rpl->state != DETER_RPL_RUNNING || !e || !rpl->ds) {
+			/* Let anything held go: the replay is over. */
+			while ((skb = __skb_dequeue(&rpl->held))) {
+				spin_unlock_bh(&rpl->lock);
+				if (sk)
+					deter_rpl_reinject(sk, skb);
+				else
+					kfree_skb(skb);
+				spin_lock_bh(&rpl->lock);
+			}
+			spin_unlock_bh(&rpl->lock);
+			wake_up_all(&rpl->wq);
+			return;
+		}
+		owned = sock_owned_by_user_nocheck(sk);
+		want_owned = deter_rpl_is_owned(e);
+		if (e->type == DETER_EV_RX) {
+			found = NULL;
+			skb_queue_walk(&rpl->held, skb) {
+				u64 idx = deter_rpl_rx_idx(rpl->ds, skb);
+				bool syn = tcp_hdr(skb)->syn;
+
+				if (deter_rpl_rx_match(e, syn, idx)) {
+					found = skb;
+					break;
+				}
+			}
+			if (!found || owned != want_owned) {
+				spin_unlock_bh(&rpl->lock);
+				if (found)	/* wait for the owner logged */
+					mod_delayed_work(deter_rpl_wq, &rpl->work, 1);
+				return;	/* else the segment is still on its way */
+			}
+			__skb_unlink(found, &rpl->held);
+			spin_unlock_bh(&rpl->lock);
+			deter_rpl_reinject(sk, found);
+			continue;
+		}
+		spin_unlock_bh(&rpl->lock);
+		if (e->sub == DETER_LOCK_APP) {
+			wake_up_all(&rpl->wq);
+			return;
+		}
+		if (owned != want_owned) {
+			mod_delayed_work(deter_rpl_wq, &rpl->work, 1);
+			return;
+		}
+		if (e->sub == DETER_LOCK_TSQ) {
+			if (!owned) {
+				deter_rpl_run_tsq(rpl, sk);
+				continue;
+			}
+			spin_lock_bh(&rpl->lock);
+			deter_rpl_ctx_next(rpl);
+			spin_unlock_bh(&rpl->lock);
+			if (!test_and_set_bit(TCP_TSQ_DEFERRED, &sk->sk_tsq_flags))
+				sock_hold(sk);
+			continue;
+		}
+		deter_rpl_fire_timer(rpl, sk, e->sub);
+	}
+	mod_delayed_work(deter_rpl_wq, &rpl->work, 0);
+}
+
+/* ---- scripts and control ---------------------------------------------- */
+
+static void deter_rpl_free(struct deter_rpl *rpl)
+{
+	cancel_delayed_work_sync(&rpl->work);
+	skb_queue_purge(&rpl->held);
+	if (rpl->ds)
+		WRITE_ONCE(rpl->ds->rpl, NULL);
+	if (rpl->sk)
+		sock_put(rpl->sk);
+	kvfree(rpl->ev);
+	kvfree(rpl->states);
+	kfree(rpl);
+}
+
+static int deter_rpl_parse(const u8 *buf, size_t len, struct deter_rpl **out)
+{
+	const struct deter_replay_hdr *h = (const void *)buf;
+	size_t evlen, stlen;
+	struct deter_rpl *rpl;
+	u32 i;
+
+	if (len < sizeof(*h) || memcmp(h->magic, DETER_REPLAY_MAGIC, 8) ||
+	    h->version != DETER_ABI_VERSION || h->hdr_len != sizeof(*h) ||
+	    !h->nevents || h->nevents > DETER_RPL_MAX_EVENTS ||
+	    h->nstates > h->nevents)
+		return -EINVAL;
+	evlen = (size_t)h->nevents * sizeof(struct deter_replay_ev);
+	stlen = (size_t)h->nstates * DETER_ST_MAX * sizeof(u64);
+	if (len != sizeof(*h) + evlen + stlen)
+		return -EINVAL;
+	rpl = kzalloc(sizeof(*rpl), GFP_KERNEL);
+	if (!rpl)
+		return -ENOMEM;
+	rpl->hdr = *h;
+	rpl->ev = kvmalloc(evlen, GFP_KERNEL);
+	rpl->states = kvmalloc(stlen ?: 1, GFP_KERNEL);
+	if (!rpl->ev || !rpl->states) {
+		deter_rpl_free(rpl);
+		return -ENOMEM;
+	}
+	memcpy(rpl->ev, buf + sizeof(*h), evlen);
+	memcpy(rpl->states, buf + sizeof(*h) + evlen, stlen);
+	for (i = 0; i < h->nevents; i++) {
+		const struct deter_replay_ev *e = &rpl->ev[i];
+
+		if ((i && e->seq <= rpl->ev[i - 1].seq) || !e->type ||
+		    e->type > DETER_EV_LAST ||
+		    (e->type == DETER_EV_STATE && e->a >= h->nstates) ||
+		    (e->type == DETER_EV_LOCK && e->sub >= DETER_LOCK_MAX)) {
+			deter_rpl_free(rpl);
+			return -EINVAL;
+		}
+	}
+	spin_lock_init(&rpl->lock);
+	skb_queue_head_init(&rpl->held);
+	init_waitqueue_head(&rpl->wq);
+	INIT_DELAYED_WORK(&rpl->work, deter_rpl_work);
+	rpl->state = DETER_RPL_LOADED;
+	*out = rpl;
+	return 0;
+}
+
+static ssize_t deter_rpl_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	struct deter_rpl *rpl, *old;
+	unsigned int n = 0;
+	u8 *buf;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (len < sizeof(struct deter_replay_hdr) || len > (64U << 20))
+		return -EINVAL;
+	buf = vmemdup_user(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	err = deter_rpl_parse(buf, len, &rpl);
+	kvfree(buf);
+	if (err)
+		return err;
+
+	mutex_lock(&deter_rpl_mutex);
+	list_for_each_entry(old, &deter_rpl_list, node)
+		n++;
+	if (READ_ONCE(deter_rpl_armed)) {
+		err = -EBUSY;
+	} else if (n >= DETER_RPL_MAX_SCRIPTS ||
+		   deter_rpl_find(rpl->hdr.saddr, rpl->hdr.sport,
+				  rpl->hdr.daddr, rpl->hdr.dport)) {
+		err = -EEXIST;
+	} else {
+		list_add_tail(&rpl->node, &deter_rpl_list);
+		rpl = NULL;
+	}
+	mutex_unlock(&deter_rpl_mutex);
+	if (rpl) {
+		deter_rpl_free(rpl);
+		return err;
+	}
+	return len;
+}
+
+static int deter_rpl_show(struct seq_file *m, void *v)
+{
+	struct deter_rpl *rpl;
+
+	mutex_lock(&deter_rpl_mutex);
+	list_for_each_entry(rpl, &deter_rpl_list, node) {
+		spin_lock_bh(&rpl->lock);
+		seq_printf(m, "%pI4h:%u %pI4h:%u %s %u/%u %s\n",
+			   &rpl->hdr.saddr, rpl->hdr.sport, &rpl->hdr.daddr,
+			   rpl->hdr.dport, deter_rpl_state_names[rpl->state],
+			   rpl->ctx, rpl->hdr.nevents,
+			   rpl->msg[0] ? rpl->msg : "-");
+		spin_unlock_bh(&rpl->lock);
+	}
+	mutex_unlock(&deter_rpl_mutex);
+	return 0;
+}
+
+static int deter_rpl_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, deter_rpl_show, NULL);
+}
+
+static const struct file_operations deter_rpl_fops = {
+	.owner = THIS_MODULE,
+	.open = deter_rpl_open,
+	.read = seq_read,
+	.write = deter_rpl_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/**
+ * deter_replay_arm() - start replaying the loaded scripts, or stop and
+ *	drop them all
+ * @on: start (true) or stop
+ *
+ * Return: 0, or -ENOENT when starting with no script loaded.
+ */
+int deter_replay_arm(bool on)
+{
+	struct deter_rpl *rpl, *tmp;
+	LIST_HEAD(gone);
+
+	mutex_lock(&deter_rpl_mutex);
+	if (on) {
+		if (list_empty(&deter_rpl_list)) {
+			mutex_unlock(&deter_rpl_mutex);
+			return -ENOENT;
+		}
+		WRITE_ONCE(deter_rpl_armed, true);
+		mutex_unlock(&deter_rpl_mutex);
+		return 0;
+	}
+	WRITE_ONCE(deter_rpl_armed, false);
+	/* Hooks in flight may still walk the list or use a script. */
+	synchronize_rcu();
+	list_splice_init(&deter_rpl_list, &gone);
+	mutex_unlock(&deter_rpl_mutex);
+	list_for_each_entry_safe(rpl, tmp, &gone, node) {
+		spin_lock_bh(&rpl->lock);
+		if (rpl->state == DETER_RPL_RUNNING)
+			deter_rpl_diverge(rpl, "stopped");
+		spin_unlock_bh(&rpl->lock);
+		wake_up_all(&rpl->wq);
+		wait_event(deter_rpl_users_wq, !atomic_read(&rpl->users));
+		deter_rpl_tasks_forget(rpl);
+		deter_rpl_free(rpl);
+	}
+	return 0;
+}
+
+int deter_replay_init(struct dentry *dir)
+{
+	deter_rpl_wq = alloc_ordered_workqueue("deter_replay", 0);
+	if (!deter_rpl_wq)
+		return -ENOMEM;
+	debugfs_create_file("replay", 0600, dir, NULL, &deter_rpl_fops);
+	return 0;
+}
+
+void deter_replay_exit(void)
+{
+	deter_replay_arm(false);
+	deter_rpl_tasks_forget(NULL);
+	destroy_workqueue(deter_rpl_wq);
+}

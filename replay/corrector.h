@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interface for the replay packet corrector: an NFQUEUE consumer on one
+ * replay host's ingress that makes the packets of the replayed
+ * connections arrive as they did when recorded: the same ones dropped,
+ * in the same order, with the same CE marks.
+ *
+ * Threading: corr_run() is synchronous and single-threaded; it owns its
+ * netlink socket and every buffer it allocates. The caller may set *stop
+ * from a signal handler or another thread; corr_run() notices it within
+ * CORR_POLL_MS. flows[] and their arrival arrays are only read, and must
+ * stay valid until corr_run() returns.
+ */
+#ifndef _CORRECTOR_H
+#define _CORRECTOR_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum corr_kind {
+	CORR_ARRIVE,			/* one arrival in the original */
+};
+
+/* One packet arrival at this host in the recording. */
+struct corr_arrival {
+	uint64_t idx;			/* packet index: IP ID extended to 64 bits */
+	uint8_t ce;			/* 1: it arrived CE-marked (ECN 0b11) */
+};
+
+/* One recorded connection, in the direction peer -> this host. */
+struct corr_flow {
+	uint32_t saddr, daddr;		/* peer, this host; host byte order */
+	uint16_t sport, dport;		/* peer's port, ours; host byte order */
+	const struct corr_arrival *arr;	/* original arrival order, no SYNs */
+	size_t narr;			/* entries in arr */
+};
+
+/* What corr_run() did, for the caller's summary. */
+struct corr_stats {
+	uint64_t passed;		/* flow packets accepted (incl. SYNs) */
+	uint64_t dropped;		/* flow packets dropped: lost in the original */
+	uint64_t marked;		/* accepted with ECN rewritten to CE */
+	uint64_t held_max;		/* most packets held at once */
+	uint64_t foreign;		/* accepted, of no flow (not in passed) */
+	uint64_t timeouts;		/* gave up waiting for an arrival */
+};
+
+enum {
+	/*
+	 * Most packets held back at once, all flows together: a few
+	 * bandwidth-delay products of a testbed link (100 Mbit/s x 10 ms is
+	 * ~85 full-size segments), far more than any recorded reordering
+	 * needs, and still within the kernel queue length corr_run() asks for.
+	 */
+	CORR_HOLD_MAX = 4096,
+	/*
+	 * A held packet waits at most this long for its predecessors: past
+	 * the 1 s initial RTO and any testbed RTT, so only an arrival that
+	 * will never come (the replay diverged) is given up on.
+	 */
+	CORR_HOLD_TIMEOUT_MS = 2000,
+	/* *stop is checked at least this often; half the 100 ms promised. */
+	CORR_POLL_MS = 50,
+};
+
+int corr_run(uint16_t queue, const struct corr_flow *flows, size_t nflows,
+	     volatile sig_atomic_t *stop, struct corr_stats *st, char **err);
+
+#endif /* _CORRECTOR_H */

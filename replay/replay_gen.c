@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The socket-call generator: the application side of a replay.
+ *
+ * deter.ko replays the kernel side of a connection end, but the calls
+ * into it must come from somewhere: this generator stands in for the
+ * recorded application. It opens the connection the way it was opened
+ * and then issues each recorded call with the recorded size and flags
+ * and a synthetic payload (zeros: logs hold no payload):
+ *
+ *   passive:  socket  SO_REUSEADDR  TCP_CONGESTION  bind(saddr:sport)
+ *             listen  -> "L" ->  accept
+ *   active:   socket  TCP_CONGESTION  bind(saddr:sport)  connect(daddr:dport)
+ *   then, per recorded thread tid, in that thread's order:
+ *             [TCP_NODELAY/TCP_CORK/TCP_MAXSEG if the log changed them]
+ *             send | recv | shutdown | close  ->  compare with CALL_DONE
+ *
+ * One generator thread per recorded thread, all started at once: the
+ * order between threads is not ours to decide. deter.ko holds each call
+ * until its turn in the recorded lock order, so the generator needs no
+ * ordering of its own beyond each thread's program order.
+ *
+ * A return value that differs from the recorded one (bytes, or -errno)
+ * is a divergence, reported at once: the thread stops, the others may
+ * then wait for good in deter.ko, which is why the generator runs in a
+ * process its parent can kill.
+ *
+ * Socket options: the log has tp->nonagle (TCP_NAGLE_OFF = 1 is
+ * TCP_NODELAY, TCP_NAGLE_CORK = 2 is TCP_CORK) and the user MSS at each
+ * call. Setting an option takes the socket lock, which is itself an
+ * event, so an option is set only when the log shows it changed, exactly
+ * as often as the application must have set it.
+ */
+#include "replay_gen.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* tp->nonagle bits (include/net/tcp.h). */
+enum {
+	REPLAY_GEN_NAGLE_OFF = 1,	/* TCP_NODELAY */
+	REPLAY_GEN_NAGLE_CORK = 2,	/* TCP_CORK */
+};
+
+/* Pending connections on the listener: one is expected. */
+#define REPLAY_GEN_BACKLOG 16
+
+struct replay_gen_ctx {
+	const struct replay_gen_cfg *cfg;
+	int fd;			/* the connection's socket */
+	uint8_t *sbuf;		/* zeros, the largest send of the plan */
+	size_t slen;		/* its length, bytes */
+	int nonagle;		/* TCP_NODELAY | TCP_CORK as last set */
+	uint32_t mss;		/* TCP_MAXSEG as last set, bytes */
+	pthread_mutex_t report_lock;	/* serialises report lines */
+};
+
+struct replay_gen_worker {
+	struct replay_gen_ctx *ctx;
+	const struct replay_thread *t;
+	pthread_t thread;
+	int ret;		/* 0, or 1 once it reported D or E */
+};
+
+static void __attribute__((format(printf, 3, 4)))
+replay_gen_report(struct replay_gen_ctx *ctx, char kind, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), "%c ", kind);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(line) - 1)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	pthread_mutex_lock(&ctx->report_lock);
+	if (write(ctx->cfg->report_fd, line, n) != n)
+		n = -1;
+	pthread_mutex_unlock(&ctx->report_lock);
+}
+
+static void replay_gen_addr(char *buf, size_t len, uint32_t addr, uint16_t port)
+{
+	struct in_addr in = { .s_addr = htonl(addr) };
+	char ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &in, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%u", ip, port);
+}
+
+static int replay_gen_setopt(struct replay_gen_ctx *ctx, int level, int opt,
+			     int val, const char *name, uint32_t seq)
+{
+	if (!setsockopt(ctx->fd, level, opt, &val, sizeof(val)))
+		return 0;
+	replay_gen_report(ctx, 'E', "event %u: setsockopt %s %d: %s", seq, name, val,
+			  strerror(errno));
+	return -1;
+}
+
+/* Set the options the log shows changed before call @c. */
+static int replay_gen_config(struct replay_gen_ctx *ctx,
+			     const struct replay_call *c)
+{
+	int want, old;
+
+	if (c->nonagle >= 0) {
+		want = c->nonagle & (REPLAY_GEN_NAGLE_OFF | REPLAY_GEN_NAGLE_CORK);
+		old = __atomic_exchange_n(&ctx->nonagle, want, __ATOMIC_SEQ_CST);
+		if ((want ^ old) & REPLAY_GEN_NAGLE_OFF &&
+		    replay_gen_setopt(ctx, IPPROTO_TCP, TCP_NODELAY,
+				      !!(want & REPLAY_GEN_NAGLE_OFF), "TCP_NODELAY", c->seq))
+			return -1;
+		if ((want ^ old) & REPLAY_GEN_NAGLE_CORK &&
+		    replay_gen_setopt(ctx, IPPROTO_TCP, TCP_CORK,
+				      !!(want & REPLAY_GEN_NAGLE_CORK), "TCP_CORK", c->seq))
+			return -1;
+	}
+	if (c->user_mss &&
+	    __atomic_exchange_n(&ctx->mss, c->user_mss, __ATOMIC_SEQ_CST) != c->user_mss &&
+	    replay_gen_setopt(ctx, IPPROTO_TCP, TCP_MAXSEG, c->user_mss, "TCP_MAXSEG",
+			      c->seq))
+		return -1;
+	return 0;
+}
+
+static void *replay_gen_thread(void *arg)
+{
+	struct replay_gen_worker *w = arg;
+	struct replay_gen_ctx *ctx = w->ctx;
+	uint8_t *rbuf = MAP_FAILED;
+	size_t rlen = 1, i;
+	char gots[96];
+	ssize_t r;
+	int64_t got;
+
+	for (i = 0; i < w->t->ncalls; i++)
+		if (w->t->calls[i].call == DETER_ABI_CALL_RECVMSG && w->t->calls[i].arg > rlen)
+			rlen = w->t->calls[i].arg;
+	rbuf = mmap(NULL, rlen, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (rbuf == MAP_FAILED) {
+		replay_gen_report(ctx, 'E', "thread %u: %zu-byte receive buffer: %s",
+				  w->t->tid, rlen, strerror(errno));
+		w->ret = 1;
+		return NULL;
+	}
+	for (i = 0; i < w->t->ncalls; i++) {
+		const struct replay_call *c = &w->t->calls[i];
+
+		if (replay_gen_config(ctx, c)) {
+			w->ret = 1;
+			break;
+		}
+		switch (c->call) {
+		case DETER_ABI_CALL_SENDMSG:
+			r = send(ctx->fd, ctx->sbuf, c->arg, c->flags);
+			break;
+		case DETER_ABI_CALL_RECVMSG:
+			r = recv(ctx->fd, rbuf, c->arg, c->flags);
+			break;
+		case DETER_ABI_CALL_SHUTDOWN:
+			r = shutdown(ctx->fd, (int)c->arg - 1);
+			break;
+		default:
+			r = close(ctx->fd);
+			break;
+		}
+		got = r < 0 ? -errno : r;
+		if (c->done_seq && got != c->ret) {
+			if (got < 0)
+				snprintf(gots, sizeof(gots), "%lld (%s)", (long long)got,
+					 strerror(-got));
+			else
+				snprintf(gots, sizeof(gots), "%lld", (long long)got);
+			replay_gen_report(ctx, 'D',
+					  "event %u: %s of %llu bytes returned %s, expected %lld",
+					  c->seq, replay_call_name(c->call),
+					  (unsigned long long)c->arg, gots, (long long)c->ret);
+			w->ret = 1;
+			break;
+		}
+		if (!c->done_seq && got < 0) {
+			replay_gen_report(ctx, 'D', "event %u: %s failed: %s", c->seq,
+					  replay_call_name(c->call), strerror(-got));
+			w->ret = 1;
+			break;
+		}
+	}
+	munmap(rbuf, rlen);
+	return NULL;
+}
+
+/* The connection's socket, opened as recorded; -1 after reporting E. */
+static int replay_gen_open(struct replay_gen_ctx *ctx)
+{
+	const struct replay_gen_cfg *cfg = ctx->cfg;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char local[32], remote[32];
+	int fd, lfd = -1, one = 1;
+
+	replay_gen_addr(local, sizeof(local), cfg->saddr, cfg->sport);
+	replay_gen_addr(remote, sizeof(remote), cfg->daddr, cfg->dport);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		replay_gen_report(ctx, 'E', "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (!cfg->active &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one))) {
+		replay_gen_report(ctx, 'E', "SO_REUSEADDR: %s", strerror(errno));
+		goto fail;
+	}
+	if (cfg->cc[0] &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cfg->cc, strlen(cfg->cc))) {
+		replay_gen_report(ctx, 'E', "congestion control '%s': %s%s", cfg->cc,
+				  strerror(errno),
+				  errno == ENOENT ? " (not built into this kernel)" : "");
+		goto fail;
+	}
+	sa.sin_addr.s_addr = htonl(cfg->saddr);
+	sa.sin_port = htons(cfg->sport);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		replay_gen_report(ctx, 'E', "bind %s: %s", local, strerror(errno));
+		goto fail;
+	}
+	if (cfg->active) {
+		sa.sin_addr.s_addr = htonl(cfg->daddr);
+		sa.sin_port = htons(cfg->dport);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			replay_gen_report(ctx, 'D', "connect %s -> %s: %s", local, remote,
+					  strerror(errno));
+			goto fail;
+		}
+		return fd;
+	}
+	if (listen(fd, REPLAY_GEN_BACKLOG)) {
+		replay_gen_report(ctx, 'E', "listen %s: %s", local, strerror(errno));
+		goto fail;
+	}
+	lfd = fd;
+	replay_gen_report(ctx, 'L', "%s", local);
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0) {
+		replay_gen_report(ctx, 'D', "accept on %s: %s", local, strerror(errno));
+		fd = lfd;
+		goto fail;
+	}
+	/* The listener stays open until the generator exits, as a server's does. */
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/**
+ * replay_gen_run() - issue one end's recorded socket calls
+ * @cfg: the end and its plan
+ *
+ * Runs in the caller's network namespace; reports on cfg->report_fd
+ * (see replay_gen.h). May never return if the replay diverges.
+ *
+ * Return: 0 if every call returned as recorded, 1 if not.
+ */
+int replay_gen_run(const struct replay_gen_cfg *cfg)
+{
+	struct replay_gen_ctx ctx = { .cfg = cfg, .sbuf = MAP_FAILED, .slen = 1 };
+	struct replay_gen_worker *w;
+	size_t i, j, started = 0;
+	int ret = 1, e;
+
+	pthread_mutex_init(&ctx.report_lock, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < cfg->plan->nthreads; i++)
+		for (j = 0; j < cfg->plan->threads[i].ncalls; j++)
+			if (cfg->plan->threads[i].calls[j].call == DETER_ABI_CALL_SENDMSG &&
+			    cfg->plan->threads[i].calls[j].arg > ctx.slen)
+				ctx.slen = cfg->plan->threads[i].calls[j].arg;
+	ctx.sbuf = mmap(NULL, ctx.slen, PROT_READ,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	w = calloc(cfg->plan->nthreads ? cfg->plan->nthreads : 1, sizeof(*w));
+	if (ctx.sbuf == MAP_FAILED || !w) {
+		replay_gen_report(&ctx, 'E', "%zu-byte send buffer: %s", ctx.slen,
+				  strerror(errno));
+		goto out;
+	}
+	ctx.fd = replay_gen_open(&ctx);
+	if (ctx.fd < 0)
+		goto out;
+	for (i = 0; i < cfg->plan->nthreads; i++) {
+		w[i].ctx = &ctx;
+		w[i].t = &cfg->plan->threads[i];
+		e = pthread_create(&w[i].thread, NULL, replay_gen_thread, &w[i]);
+		if (e) {
+			replay_gen_report(&ctx, 'E', "thread for tid %u: %s",
+					  w[i].t->tid, strerror(e));
+			break;
+		}
+		started++;
+	}
+	ret = started == cfg->plan->nthreads ? 0 : 1;
+	for (i = 0; i < started; i++) {
+		pthread_join(w[i].thread, NULL);
+		ret |= w[i].ret;
+	}
+	if (!ret)
+		replay_gen_report(&ctx, 'K', "%zu threads", started);
+out:
+	if (ctx.sbuf != MAP_FAILED)
+		munmap(ctx.sbuf, ctx.slen);
+	free(w);
+	return ret;
+}

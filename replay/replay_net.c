@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The replay testbed: one network namespace per connection end.
+ *
+ *        dtr-<pid>-a (active end)              dtr-<pid>-b (passive end)
+ *   +------------------------------+      +------------------------------+
+ *   | lo up                        |      |                        lo up |
+ *   | dtr-a  A/32                  |------|                  B/32  dtr-b |
+ *   |   route B/32 dev dtr-a       | veth |       route A/32 dev dtr-b   |
+ *   | prerouting: tcp -> queue 0   |      |   prerouting: tcp -> queue 1 |
+ *   +------------------------------+      +------------------------------+
+ *
+ * A and B are the recorded addresses, so the 4-tuples (which deter.ko
+ * matches scripts by) are the recorded ones. Each stack gets the
+ * recorded connection's negotiated options as sysctls (tcp_timestamps,
+ * tcp_sack, tcp_window_scaling, tcp_ecn), so the handshake negotiates the
+ * same. The veth queues are 10000 packets long so that the link never
+ * drops (drops are the corrector's to reproduce). Every incoming TCP
+ * packet goes to that host's NFQUEUE (no bypass: with no corrector bound
+ * it is dropped, never delivered uncorrected).
+ *
+ * Everything is done with ip(8), sysctl(8) and nft(8) run through
+ * fork/exec, so a failure reads as the tool's own one-line message.
+ */
+#include "replay_net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Generous: a whole window of 64 KB GSO packets and then some. */
+#define REPLAY_NET_TXQUEUELEN "10000"
+/* NFQUEUE of host a; host b's is the next one. */
+#define REPLAY_NET_QUEUE 0
+/* Output kept from a helper for its error message. */
+#define REPLAY_NET_OUT_MAX 4096
+
+static int __attribute__((format(printf, 2, 3)))
+replay_net_err(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return -1;
+}
+
+static void replay_net_ip(char *buf, size_t len, uint32_t addr)
+{
+	struct in_addr in = { .s_addr = htonl(addr) };
+
+	inet_ntop(AF_INET, &in, buf, len);
+}
+
+/* The last non-empty line of @out, in place. */
+static const char *replay_net_last_line(char *out)
+{
+	char *p;
+
+	for (p = out + strlen(out); p > out && (p[-1] == '\n' || p[-1] == ' '); p--)
+		p[-1] = '\0';
+	p = strrchr(out, '\n');
+	return p ? p + 1 : out;
+}
+
+static pid_t replay_net_spawn(char *const argv[], int *out)
+{
+	int pfd[2], nul;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (!pid) {
+		nul = open("/dev/null", O_RDONLY);
+		if (nul >= 0)
+			dup2(nul, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		dprintf(2, "%s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	*out = pfd[0];
+	return pid;
+}
+
+/*
+ * Append what is readable on @fd to @buf, keeping its tail. Return: 1 if
+ * something was read, 0 at end of file (or error), -1 if nothing is
+ * there yet.
+ */
+static int replay_net_drain(int fd, char *buf, size_t cap)
+{
+	_Static_assert(REPLAY_NET_OUT_MAX > 1024, "drain buffer");
+	size_t len = strlen(buf);
+	char tmp[1024];
+	ssize_t n;
+
+	n = read(fd, tmp, sizeof(tmp));
+	if (n <= 0)
+		return n < 0 && (errno == EAGAIN || errno == EINTR) ? -1 : 0;
+	/* cap > sizeof(tmp): dropping the head of @buf always makes room. */
+	if (len + n >= cap) {
+		size_t drop = len + n - cap + 1;
+
+		memmove(buf, buf + drop, len - drop + 1);
+		len -= drop;
+	}
+	memcpy(buf + len, tmp, n);
+	buf[len + n] = '\0';
+	return 1;
+}
+
+static void replay_net_cmdline(char *buf, size_t len, char *const argv[])
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; argv[i] && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? " " : "", argv[i]);
+}
+
+/**
+ * replay_net_run() - run a helper to completion
+ * @argv: its command line (argv[0] looked up in PATH)
+ * @err: set on failure, with the command and its last line of output
+ *
+ * Return: 0 if it exited 0, else -1 with *err set.
+ */
+int replay_net_run(char *const argv[], char **err)
+{
+	char out[REPLAY_NET_OUT_MAX] = "", cmd[256];
+	int fd, status;
+	pid_t pid;
+
+	pid = replay_net_spawn(argv, &fd);
+	if (pid < 0)
+		return replay_net_err(err, "%s: %s", argv[0], strerror(errno));
+	while (replay_net_drain(fd, out, sizeof(out)) != 0)
+		continue;
+	close(fd);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return replay_net_err(err, "%s: %s", argv[0], strerror(errno));
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	replay_net_cmdline(cmd, sizeof(cmd), argv);
+	if (*replay_net_last_line(out))
+		return replay_net_err(err, "%s: %s", cmd, replay_net_last_line(out));
+	return replay_net_err(err, "%s: exit status %d", cmd,
+			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+#define REPLAY_RUN(err, ...) replay_net_run((char *const[]){ __VA_ARGS__, NULL }, err)
+
+static int replay_net_host(struct replay_host *h, char **err)
+{
+	char addr[INET_ADDRSTRLEN + 3], peer[INET_ADDRSTRLEN + 3], ip[INET_ADDRSTRLEN];
+	char ts[40], sack[40], ws[48], ecn[32], rules[256];
+
+	replay_net_ip(ip, sizeof(ip), h->addr);
+	snprintf(addr, sizeof(addr), "%s/32", ip);
+	replay_net_ip(ip, sizeof(ip), h->peer);
+	snprintf(peer, sizeof(peer), "%s/32", ip);
+	snprintf(ts, sizeof(ts), "net.ipv4.tcp_timestamps=%d", !!(h->flags & DETER_CONN_TS));
+	snprintf(sack, sizeof(sack), "net.ipv4.tcp_sack=%d", !!(h->flags & DETER_CONN_SACK));
+	snprintf(ws, sizeof(ws), "net.ipv4.tcp_window_scaling=%d",
+		 !!(h->flags & DETER_CONN_WSCALE));
+	snprintf(ecn, sizeof(ecn), "net.ipv4.tcp_ecn=%d", !!(h->flags & DETER_CONN_ECN));
+	snprintf(rules, sizeof(rules),
+		 "add table inet deter_replay; "
+		 "add chain inet deter_replay ingress { type filter hook prerouting priority -300; }; "
+		 "add rule inet deter_replay ingress meta l4proto tcp queue num %u",
+		 h->queue);
+	if (REPLAY_RUN(err, "ip", "-n", h->ns, "link", "set", "lo", "up") ||
+	    REPLAY_RUN(err, "ip", "-n", h->ns, "addr", "add", addr, "dev", h->dev) ||
+	    REPLAY_RUN(err, "ip", "-n", h->ns, "link", "set", h->dev, "up") ||
+	    REPLAY_RUN(err, "ip", "-n", h->ns, "route", "add", peer, "dev", h->dev) ||
+	    REPLAY_RUN(err, "ip", "netns", "exec", h->ns, "sysctl", "-qw", ts, sack, ws, ecn) ||
+	    REPLAY_RUN(err, "ip", "netns", "exec", h->ns, "nft", rules))
+		return -1;
+	return 0;
+}
+
+static int replay_net_addr_ok(uint32_t a)
+{
+	return a && (a >> 24) != 127 && (a >> 28) != 0xe && a != 0xffffffff;
+}
+
+/**
+ * replay_net_create() - build the two-host testbed
+ * @net: filled; destroy with replay_net_destroy() even on failure
+ * @hdr: the log headers of the active end [0] and the passive end [1]
+ * @err: set on failure
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int replay_net_create(struct replay_net *net, const struct deter_log_header *hdr[2],
+		      char **err)
+{
+	char ip[INET_ADDRSTRLEN];
+	int i;
+
+	memset(net, 0, sizeof(*net));
+	for (i = 0; i < 2; i++) {
+		struct replay_host *h = &net->host[i];
+
+		h->name[0] = i ? 'b' : 'a';
+		snprintf(h->ns, sizeof(h->ns), "dtr-%d-%s", (int)getpid(), h->name);
+		snprintf(h->dev, sizeof(h->dev), "dtr-%s", h->name);
+		h->addr = hdr[i]->saddr;
+		h->peer = hdr[i]->daddr;
+		h->flags = hdr[i]->flags;
+		h->queue = REPLAY_NET_QUEUE + i;
+		if (!replay_net_addr_ok(h->addr)) {
+			replay_net_ip(ip, sizeof(ip), h->addr);
+			return replay_net_err(err, "address %s: not replayable on veth",
+					      ip);
+		}
+	}
+	if (net->host[0].addr == net->host[1].addr) {
+		replay_net_ip(ip, sizeof(ip), net->host[0].addr);
+		return replay_net_err(err, "both ends have address %s: cannot replay on two hosts",
+				      ip);
+	}
+	for (i = 0; i < 2; i++) {
+		if (REPLAY_RUN(err, "ip", "netns", "add", net->host[i].ns))
+			return -1;
+		net->host[i].made = 1;
+	}
+	if (REPLAY_RUN(err, "ip", "link", "add", net->host[0].dev,
+		       "txqueuelen", REPLAY_NET_TXQUEUELEN, "netns", net->host[0].ns,
+		       "type", "veth", "peer", "name", net->host[1].dev,
+		       "txqueuelen", REPLAY_NET_TXQUEUELEN, "netns", net->host[1].ns))
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (replay_net_host(&net->host[i], err))
+			return -1;
+	return 0;
+}
+
+/**
+ * replay_net_destroy() - delete the testbed's namespaces
+ * @net: as replay_net_create() left it
+ * @err: set on failure (the first one; the other host is still deleted)
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int replay_net_destroy(struct replay_net *net, char **err)
+{
+	char *e = NULL;
+	int i, ret = 0;
+
+	for (i = 0; i < 2; i++) {
+		if (!net->host[i].made)
+			continue;
+		if (REPLAY_RUN(e ? NULL : &e, "ip", "netns", "del", net->host[i].ns))
+			ret = -1;
+		net->host[i].made = 0;
+	}
+	if (ret && err)
+		*err = e;
+	else
+		free(e);
+	return ret;
+}
+
+/**
+ * replay_net_enter() - move the calling thread into a testbed namespace
+ * @ns: the namespace's name (under /run/netns)
+ * @err: set on failure
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int replay_net_enter(const char *ns, char **err)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return replay_net_err(err, "%s: %s", path, strerror(errno));
+	if (setns(fd, CLONE_NEWNET)) {
+		int e = errno;
+
+		close(fd);
+		return replay_net_err(err, "setns %s: %s", ns, strerror(e));
+	}
+	close(fd);
+	return 0;
+}
+
+static long long replay_net_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/**
+ * replay_proc_start() - start a helper and wait until it is ready
+ * @p: filled
+ * @what: names it in messages
+ * @argv: its command line
+ * @ready: text its output prints once ready, or NULL not to wait
+ * @timeout_ms: how long to wait for @ready
+ * @err: set on failure (it exited, or never got ready: it is then killed)
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int replay_proc_start(struct replay_proc *p, const char *what,
+		      char *const argv[], const char *ready, int timeout_ms,
+		      char **err)
+{
+	char out[REPLAY_NET_OUT_MAX] = "";
+	long long end = replay_net_now_ms() + timeout_ms;
+	struct pollfd pfd;
+	int status;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->what, sizeof(p->what), "%s", what);
+	p->pid = replay_net_spawn(argv, &p->out);
+	if (p->pid < 0) {
+		p->pid = 0;
+		return replay_net_err(err, "%s: %s", what, strerror(errno));
+	}
+	pfd.fd = p->out;
+	pfd.events = POLLIN;
+	while (ready && !strstr(out, ready)) {
+		long long left = end - replay_net_now_ms();
+
+		if (left <= 0) {
+			kill(p->pid, SIGKILL);
+			waitpid(p->pid, NULL, 0);
+			close(p->out);
+			p->pid = 0;
+			return replay_net_err(err, "%s: not ready after %d s%s%s", what,
+					      timeout_ms / 1000, *out ? ": " : "",
+					      replay_net_last_line(out));
+		}
+		if (poll(&pfd, 1, left) > 0 && !replay_net_drain(p->out, out, sizeof(out))) {
+			waitpid(p->pid, &status, 0);
+			close(p->out);
+			p->pid = 0;
+			return replay_net_err(err, "%s: exited: %s", what,
+					      *replay_net_last_line(out) ?
+					      replay_net_last_line(out) : "no output");
+		}
+	}
+	fcntl(p->out, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+/**
+ * replay_proc_stop() - signal a helper and wait for it to exit cleanly
+ * @p: started by replay_proc_start(); may be stopped already
+ * @sig: the signal that stops it (SIGINT for tcpdump and trace-cmd)
+ * @timeout_ms: how long to wait before killing it
+ * @err: set on failure (killed, or exited non-zero)
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int replay_proc_stop(struct replay_proc *p, int sig, int timeout_ms, char **err)
+{
+	char out[REPLAY_NET_OUT_MAX] = "";
+	long long end = replay_net_now_ms() + timeout_ms;
+	int status, ret = 0;
+	pid_t r;
+
+	if (!p->pid)
+		return 0;
+	kill(p->pid, sig);
+	for (;;) {
+		while (replay_net_drain(p->out, out, sizeof(out)) > 0)
+			continue;
+		r = waitpid(p->pid, &status, WNOHANG);
+		if (r == p->pid)
+			break;
+		if (replay_net_now_ms() > end) {
+			kill(p->pid, SIGKILL);
+			waitpid(p->pid, &status, 0);
+			ret = replay_net_err(err, "%s: did not stop within %d s, killed",
+					     p->what, timeout_ms / 1000);
+			goto out;
+		}
+		usleep(20000);
+	}
+	while (replay_net_drain(p->out, out, sizeof(out)) > 0)
+		continue;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		ret = replay_net_err(err, "%s: %s", p->what,
+				     *replay_net_last_line(out) ? replay_net_last_line(out) :
+				     "exited with an error");
+out:
+	close(p->out);
+	p->pid = 0;
+	return ret;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interface for the replay testbed: two network namespaces joined by a
+ * veth pair, one per connection end, configured like the recorded
+ * stacks, with each host's incoming TCP queued to NFQUEUE for the packet
+ * corrector; and the helper processes run in them (ip, sysctl, nft,
+ * tcpdump, trace-cmd). Single-threaded callers only (fork/exec); errors
+ * come back as a message in *err (caller frees), one line.
+ */
+#ifndef _REPLAY_NET_H
+#define _REPLAY_NET_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "deter_abi.h"
+
+/* One testbed host: the namespace one connection end replays in. */
+struct replay_host {
+	char name[2];		/* "a" (active end) or "b" */
+	char ns[48];		/* network namespace, dtr-<pid>-<name> */
+	char dev[16];		/* its veth end */
+	uint32_t addr;		/* this end's address, IPv4, host order */
+	uint32_t peer;		/* the other end's */
+	uint32_t flags;		/* DETER_CONN_* negotiated */
+	uint16_t queue;		/* NFQUEUE number of its ingress TCP */
+	int made;		/* 1: namespace exists */
+};
+
+struct replay_net {
+	struct replay_host host[2];	/* [0] active end, [1] passive end */
+};
+
+/* A helper process whose output is watched (tcpdump, trace-cmd). */
+struct replay_proc {
+	pid_t pid;		/* 0 when not running */
+	int out;		/* read end of its stdout + stderr */
+	char what[32];		/* names it in messages */
+};
+
+int replay_net_create(struct replay_net *net, const struct deter_log_header *hdr[2],
+		      char **err);
+int replay_net_destroy(struct replay_net *net, char **err);
+int replay_net_enter(const char *ns, char **err);
+int replay_net_run(char *const argv[], char **err);
+
+int replay_proc_start(struct replay_proc *p, const char *what,
+		      char *const argv[], const char *ready, int timeout_ms,
+		      char **err);
+int replay_proc_stop(struct replay_proc *p, int sig, int timeout_ms, char **err);
+
+#endif /* _REPLAY_NET_H */

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Replay inputs from a connection's two logs.
+ *
+ * A replay needs, for each end E of the connection (from E's log alone):
+ *
+ *   script(E)   = hdr(E) . events(E) . states(E)     -> deter.ko, which
+ *                 hands back recorded values and holds each event until
+ *                 its turn (the sequencer)
+ *   plan(E)     = { tid -> [call_1, call_2, ...] }   -> the generator,
+ *                 one thread per recorded thread
+ *   arrivals(E) = [idx_1, idx_2, ...] (+ CE marks)   -> the corrector,
+ *                 which releases the peer's packets in this order
+ *
+ * and the two logs must be the ends of one connection:
+ *
+ *   A.saddr:A.sport == B.daddr:B.dport,  A.daddr:A.dport == B.saddr:B.sport
+ *   A.iss == B.irs,  A.irs == B.iss,  exactly one end has DETER_CONN_ACTIVE
+ *
+ * Plan: CALL events of a thread (tid in the low 32 bits of b) in sequence
+ * order. Calls without a recorded return (SHUTDOWN, CLOSE) have none to
+ * compare; the others pair with CALL_DONE events first-in first-out per
+ * call type, which is exact with one thread per call type and the lock
+ * order otherwise (two concurrent sendmsg calls finish in lock order).
+ * CONFIG events are emitted when the application's lock is taken for the
+ * next call, so a NODELAY or USER_MSS change is attached to the CALL that
+ * follows it; SNDBUF and RCVBUF changes come from the kernel's autotuning
+ * and are not replayed from userspace.
+ *
+ * Arrivals: RX events other than SYNs, in sequence order; an RX of c
+ * segments (GRO) stands for packets idx .. idx + c - 1; NET CE events
+ * mark [a, a + b) of packets that already arrived.
+ */
+#include "replay_script.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int __attribute__((format(printf, 2, 3)))
+replay_err(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		if (vasprintf(err, fmt, ap) < 0)
+			*err = NULL;
+		va_end(ap);
+	}
+	return -1;
+}
+
+static const char *const replay_call_names[DETER_ABI_CALL_MAX] = {
+	"sendmsg", "recvmsg", "shutdown", "close",
+};
+
+/**
+ * replay_call_name() - name of a recorded socket call
+ * @call: enum deter_abi_call
+ *
+ * Return: "sendmsg", "recvmsg", "shutdown", "close" or "call?".
+ */
+const char *replay_call_name(uint16_t call)
+{
+	return call < DETER_ABI_CALL_MAX ? replay_call_names[call] : "call?";
+}
+
+static void replay_addr(char *buf, size_t len, uint32_t addr, uint16_t port)
+{
+	struct in_addr in = { .s_addr = htonl(addr) };
+	char ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &in, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%u", ip, port);
+}
+
+static int replay_hdr_mirror(const struct deter_log_header *a,
+			     const struct deter_log_header *b)
+{
+	return a->saddr == b->daddr && a->daddr == b->saddr &&
+	       a->sport == b->dport && a->dport == b->sport;
+}
+
+static int replay_hdr_peer(const struct deter_log_header *a,
+			   const struct deter_log_header *b)
+{
+	return replay_hdr_mirror(a, b) && a->iss == b->irs && a->irs == b->iss;
+}
+
+static const char *replay_status_str(uint32_t status, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s",
+		 status & DETER_LOG_LOST_EVENTS ? ",lost-events" : "",
+		 status & DETER_LOG_NOT_CLOSED ? ",not-closed" : "",
+		 status & DETER_LOG_NO_IDENTITY ? ",no-identity" : "");
+	if (!buf[0])
+		snprintf(buf, len, ",status 0x%x", status);
+	return buf + 1;
+}
+
+/* Negotiated options both ends must agree on. */
+#define REPLAY_NEGOTIATED (DETER_CONN_TS | DETER_CONN_SACK | DETER_CONN_ECN | \
+			   DETER_CONN_WSCALE)
+
+/**
+ * replay_pair_load() - read and check the two logs of one connection
+ * @path0: one end's log
+ * @path1: the other end's log
+ * @pair: filled, by end (free with replay_pair_free())
+ * @err: set on failure, naming the file at fault
+ *
+ * Both logs must decode, be complete, be each other's mirror image
+ * (4-tuple and ISNs), agree on the negotiated options and have exactly
+ * one active end.
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int replay_pair_load(const char *path0, const char *path1,
+		     struct replay_pair *pair, char **err)
+{
+	const struct deter_log_header *h0, *h1;
+	char s0[32], d0[32], s1[32], d1[32], st[64];
+	struct rec_log *log[2] = { NULL, NULL };
+	const char *path[2] = { path0, path1 };
+	struct stat st0, st1;
+	int i, act;
+
+	memset(pair, 0, sizeof(*pair));
+	if (!stat(path0, &st0) && !stat(path1, &st1) &&
+	    st0.st_dev == st1.st_dev && st0.st_ino == st1.st_ino)
+		return replay_err(err, "%s: the same log twice: give both ends' logs", path1);
+	for (i = 0; i < 2; i++) {
+		log[i] = rec_log_read(path[i], err);
+		if (!log[i])
+			goto fail;
+		if (log[i]->hdr.status) {
+			replay_err(err, "%s: incomplete log (%s): cannot replay", path[i],
+				   replay_status_str(log[i]->hdr.status, st, sizeof(st)));
+			goto fail;
+		}
+	}
+	h0 = &log[0]->hdr;
+	h1 = &log[1]->hdr;
+	replay_addr(s0, sizeof(s0), h0->saddr, h0->sport);
+	replay_addr(d0, sizeof(d0), h0->daddr, h0->dport);
+	replay_addr(s1, sizeof(s1), h1->saddr, h1->sport);
+	replay_addr(d1, sizeof(d1), h1->daddr, h1->dport);
+	if (!replay_hdr_mirror(h0, h1)) {
+		replay_err(err, "%s: not the peer of %s (%s -> %s, expected %s -> %s)",
+			   path1, path0, s1, d1, d0, s0);
+		goto fail;
+	}
+	if (h0->iss != h1->irs || h0->irs != h1->iss) {
+		replay_err(err, "%s: not the peer of %s (ISNs %u/%u, expected %u/%u)",
+			   path1, path0, h1->iss, h1->irs, h0->irs, h0->iss);
+		goto fail;
+	}
+	if ((h0->flags & REPLAY_NEGOTIATED) != (h1->flags & REPLAY_NEGOTIATED)) {
+		replay_err(err, "%s: negotiated options 0x%x differ from %s's 0x%x",
+			   path1, h1->flags & REPLAY_NEGOTIATED, path0,
+			   h0->flags & REPLAY_NEGOTIATED);
+		goto fail;
+	}
+	if (!(h0->flags & DETER_CONN_ACTIVE) == !(h1->flags & DETER_CONN_ACTIVE)) {
+		replay_err(err, "%s, %s: %s end is an active open", path0, path1,
+			   h0->flags & DETER_CONN_ACTIVE ? "each" : "neither");
+		goto fail;
+	}
+	act = h0->flags & DETER_CONN_ACTIVE ? 0 : 1;
+	pair->log[REPLAY_END_ACTIVE] = log[act];
+	pair->log[REPLAY_END_PASSIVE] = log[!act];
+	pair->path[REPLAY_END_ACTIVE] = strdup(path[act]);
+	pair->path[REPLAY_END_PASSIVE] = strdup(path[!act]);
+	if (!pair->path[0] || !pair->path[1]) {
+		replay_pair_free(pair);
+		return replay_err(err, "out of memory");
+	}
+	return 0;
+fail:
+	rec_log_free(log[0]);
+	rec_log_free(log[1]);
+	return -1;
+}
+
+/**
+ * replay_pair_free() - free what replay_pair_load() filled
+ * @pair: the pair; may be zeroed
+ */
+void replay_pair_free(struct replay_pair *pair)
+{
+	int i;
+
+	for (i = 0; i < REPLAY_END_MAX; i++) {
+		rec_log_free(pair->log[i]);
+		free(pair->path[i]);
+		pair->log[i] = NULL;
+		pair->path[i] = NULL;
+	}
+}
+
+/**
+ * replay_pair_find_peer() - find the other end's log in a directory
+ * @dir: directory of logs
+ * @path: one end's log
+ * @peer: set to the peer's path (caller frees)
+ * @err: set on failure
+ *
+ * The peer is the log whose 4-tuple is @path's mirror image and whose
+ * ISNs are @path's swapped; unreadable logs in @dir are skipped.
+ *
+ * Return: 0, or -1 with *err set (none or more than one found).
+ */
+int replay_pair_find_peer(const char *dir, const char *path, char **peer,
+			  char **err)
+{
+	struct deter_log_header h, o;
+	struct stat self, st;
+	char s[32], d[32], *p = NULL, *cand;
+	unsigned int hits = 0, bad = 0;
+	struct dirent *de;
+	size_t len;
+	DIR *dp;
+
+	*peer = NULL;
+	if (rec_log_read_header(path, &h, err))
+		return -1;
+	if (stat(path, &self))
+		return replay_err(err, "%s: %s", path, strerror(errno));
+	dp = opendir(dir);
+	if (!dp)
+		return replay_err(err, "%s: %s", dir, strerror(errno));
+	while ((de = readdir(dp))) {
+		len = strlen(de->d_name);
+		if (len < 6 || de->d_name[0] == '.' || strcmp(de->d_name + len - 5, ".dlog"))
+			continue;
+		if (asprintf(&cand, "%s/%s", dir, de->d_name) < 0) {
+			closedir(dp);
+			free(p);
+			return replay_err(err, "out of memory");
+		}
+		if (stat(cand, &st) || (st.st_dev == self.st_dev && st.st_ino == self.st_ino)) {
+			free(cand);
+			continue;
+		}
+		if (rec_log_read_header(cand, &o, NULL)) {
+			bad++;
+			free(cand);
+			continue;
+		}
+		if (!replay_hdr_peer(&h, &o)) {
+			free(cand);
+			continue;
+		}
+		hits++;
+		free(p);
+		p = cand;
+	}
+	closedir(dp);
+	if (hits == 1) {
+		*peer = p;
+		return 0;
+	}
+	free(p);
+	replay_addr(s, sizeof(s), h.saddr, h.sport);
+	replay_addr(d, sizeof(d), h.daddr, h.dport);
+	if (hits)
+		return replay_err(err, "%s: %u logs in %s claim to be its peer (%s -> %s)",
+				  path, hits, dir, d, s);
+	return replay_err(err, "%s: no peer log in %s (none is %s -> %s with ISNs %u/%u%s)",
+			  path, dir, d, s, h.irs, h.iss,
+			  bad ? "; unreadable logs skipped" : "");
+}
+
+/**
+ * replay_script_build() - deter.ko's replay script for one end
+ * @log: that end's log
+ * @buf: set to the script (caller frees)
+ * @len: set to its length, bytes
+ * @err: set on failure
+ *
+ * Layout (include/deter_abi.h): struct deter_replay_hdr, every event as
+ * struct deter_replay_ev in sequence order, then the states' values.
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
+			char **err)
+{
+	const struct deter_log_header *h = &log->hdr;
+	struct deter_replay_hdr *rh;
+	struct deter_replay_ev *ev;
+	__u64 *sv;
+	size_t i, j;
+
+	if (log->nevs > UINT32_MAX || log->nstates > UINT32_MAX)
+		return replay_err(err, "log too large for a replay script");
+	*len = sizeof(*rh) + log->nevs * sizeof(*ev) +
+	       log->nstates * DETER_ST_MAX * sizeof(*sv);
+	*buf = calloc(1, *len);
+	if (!*buf)
+		return replay_err(err, "out of memory");
+	rh = (struct deter_replay_hdr *)*buf;
+	memcpy(rh->magic, DETER_REPLAY_MAGIC, sizeof(rh->magic));
+	rh->version = DETER_ABI_VERSION;
+	rh->hdr_len = sizeof(*rh);
+	rh->saddr = h->saddr;
+	rh->daddr = h->daddr;
+	rh->sport = h->sport;
+	rh->dport = h->dport;
+	rh->iss = h->iss;
+	rh->irs = h->irs;
+	rh->ipid = h->ipid;
+	rh->tsoffset = h->tsoffset;
+	rh->flags = h->flags;
+	rh->nevents = log->nevs;
+	rh->nstates = log->nstates;
+	ev = (struct deter_replay_ev *)(rh + 1);
+	for (i = 0; i < log->nevs; i++) {
+		ev[i].seq = log->evs[i].seq;
+		ev[i].type = log->evs[i].type;
+		ev[i].sub = log->evs[i].sub;
+		ev[i].a = log->evs[i].a;
+		ev[i].b = log->evs[i].b;
+		ev[i].c = log->evs[i].c;
+	}
+	sv = (__u64 *)(ev + log->nevs);
+	for (i = 0; i < log->nstates; i++)
+		for (j = 0; j < DETER_ST_MAX; j++)
+			*sv++ = log->states[i].v[j];
+	return 0;
+}
+
+static int replay_push(void **arr, size_t *n, size_t *cap, size_t size)
+{
+	void *na;
+
+	if (*n < *cap)
+		return 0;
+	*cap = *cap ? *cap * 2 : 16;
+	na = realloc(*arr, *cap * size);
+	if (!na)
+		return -1;
+	*arr = na;
+	return 0;
+}
+
+/* Where a call waiting for its CALL_DONE sits in the plan. */
+struct replay_pending {
+	size_t thread;		/* index in plan->threads */
+	size_t call;		/* index in that thread's calls */
+};
+
+static struct replay_thread *replay_plan_thread(struct replay_plan *plan,
+						size_t *cap, uint32_t tid,
+						size_t *at)
+{
+	struct replay_thread *t;
+	size_t i;
+
+	for (i = 0; i < plan->nthreads; i++) {
+		if (plan->threads[i].tid == tid) {
+			*at = i;
+			return &plan->threads[i];
+		}
+	}
+	if (replay_push((void **)&plan->threads, &plan->nthreads, cap,
+			sizeof(*plan->threads)))
+		return NULL;
+	t = &plan->threads[plan->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	*at = plan->nthreads++;
+	return t;
+}
+
+/**
+ * replay_plan_build() - the socket calls of one end, per recorded thread
+ * @log: that end's log
+ * @plan: filled (free with replay_plan_free())
+ * @err: set on failure
+ *
+ * Return: 0, or -1 with *err set (a return without a call, a bad call).
+ */
+int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
+		      char **err)
+{
+	struct replay_pending *fifo[DETER_ABI_CALL_MAX] = { NULL };
+	size_t head[DETER_ABI_CALL_MAX] = { 0 }, tail[DETER_ABI_CALL_MAX] = { 0 };
+	size_t fcap[DETER_ABI_CALL_MAX] = { 0 }, tcap = 0;
+	int64_t nonagle = -1;
+	uint32_t user_mss = 0;
+	struct replay_thread *t;
+	struct replay_call *c;
+	size_t i, ti;
+	int ret = -1, k;
+
+	memset(plan, 0, sizeof(*plan));
+	for (i = 0; i < log->nevs; i++) {
+		const struct rec_ev *e = &log->evs[i];
+
+		if (e->type == DETER_EV_CONFIG) {
+			if (e->sub == DETER_CFG_NODELAY)
+				nonagle = e->a;
+			else if (e->sub == DETER_CFG_USER_MSS && e->a)
+				user_mss = e->a;
+			continue;
+		}
+		if ((e->type != DETER_EV_CALL && e->type != DETER_EV_CALL_DONE) ||
+		    e->sub >= DETER_ABI_CALL_MAX)
+			continue;
+		if (e->type == DETER_EV_CALL_DONE) {
+			struct replay_pending *p;
+
+			if (head[e->sub] == tail[e->sub]) {
+				replay_err(err, "event %u: %s returned without a call",
+					   e->seq, replay_call_name(e->sub));
+				goto out;
+			}
+			p = &fifo[e->sub][head[e->sub]++];
+			c = &plan->threads[p->thread].calls[p->call];
+			c->done_seq = e->seq;
+			c->ret = (int64_t)e->a;
+			continue;
+		}
+		t = replay_plan_thread(plan, &tcap, e->b & 0xffffffff, &ti);
+		if (!t)
+			goto nomem;
+		if (replay_push((void **)&t->calls, &t->ncalls, &t->cap, sizeof(*t->calls)))
+			goto nomem;
+		c = &t->calls[t->ncalls];
+		memset(c, 0, sizeof(*c));
+		c->seq = e->seq;
+		c->call = e->sub;
+		c->arg = e->a;
+		c->flags = e->b >> 32;
+		c->nonagle = nonagle;
+		c->user_mss = user_mss;
+		nonagle = -1;
+		user_mss = 0;
+		if (replay_push((void **)&fifo[e->sub], &tail[e->sub], &fcap[e->sub],
+				sizeof(*fifo[e->sub])))
+			goto nomem;
+		fifo[e->sub][tail[e->sub]++] = (struct replay_pending){ ti, t->ncalls };
+		t->ncalls++;
+	}
+	ret = 0;
+	goto out;
+nomem:
+	replay_err(err, "out of memory");
+out:
+	for (k = 0; k < DETER_ABI_CALL_MAX; k++)
+		free(fifo[k]);
+	if (ret)
+		replay_plan_free(plan);
+	return ret;
+}
+
+/**
+ * replay_plan_free() - free what replay_plan_build() filled
+ * @plan: the plan; may be zeroed
+ */
+void replay_plan_free(struct replay_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nthreads; i++)
+		free(plan->threads[i].calls);
+	free(plan->threads);
+	plan->threads = NULL;
+	plan->nthreads = 0;
+}
+
+/**
+ * replay_arrivals_build() - the order in which data packets reached one end
+ * @log: that end's log
+ * @arr: set to the arrivals (caller frees)
+ * @n: set to their number
+ * @err: set on failure
+ *
+ * Return: 0, or -1 with *err set (a CE mark on a packet that never arrived).
+ */
+int replay_arrivals_build(const struct rec_log *log,
+			  struct replay_arrival **arr, size_t *n, char **err)
+{
+	struct replay_arrival *a = NULL;
+	size_t i, cap = 0, cnt = 0, j;
+	uint64_t k, segs, idx;
+
+	for (i = 0; i < log->nevs; i++) {
+		const struct rec_ev *e = &log->evs[i];
+
+		if (e->type == DETER_EV_RX && !(e->b & DETER_RX_SYN)) {
+			segs = e->c ? e->c : 1;
+			for (k = 0; k < segs; k++) {
+				if (replay_push((void **)&a, &cnt, &cap, sizeof(*a))) {
+					free(a);
+					return replay_err(err, "out of memory");
+				}
+				a[cnt].idx = e->a + k;
+				a[cnt++].ce = 0;
+			}
+		} else if (e->type == DETER_EV_NET && e->sub == DETER_NET_CE) {
+			segs = e->b ? e->b : 1;
+			for (idx = e->a; idx < e->a + segs; idx++) {
+				for (j = cnt; j > 0 && a[j - 1].idx != idx; j--)
+					continue;
+				if (!j) {
+					free(a);
+					return replay_err(err,
+							  "event %u: CE mark on packet %llu, which never arrived",
+							  e->seq, (unsigned long long)idx);
+				}
+				a[j - 1].ce = 1;
+			}
+		}
+	}
+	*arr = a;
+	*n = cnt;
+	return 0;
+}
+
+/**
+ * replay_plan_check() - can the generator issue every call of a plan?
+ * @plan: from replay_plan_build()
+ * @err: set if not, naming the event
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int replay_plan_check(const struct replay_plan *plan, char **err)
+{
+	const struct replay_call *c;
+	size_t i, j;
+
+	for (i = 0; i < plan->nthreads; i++) {
+		for (j = 0; j < plan->threads[i].ncalls; j++) {
+			c = &plan->threads[i].calls[j];
+			/* The linger time is in jiffies, whose HZ userspace cannot see. */
+			if (c->call == DETER_ABI_CALL_CLOSE && c->arg)
+				return replay_err(err,
+						  "event %u: close with SO_LINGER (%llu jiffies) cannot be replayed yet",
+						  c->seq, (unsigned long long)c->arg);
+			if (c->call == DETER_ABI_CALL_SHUTDOWN && (c->arg < 1 || c->arg > 3))
+				return replay_err(err, "event %u: shutdown how %llu is not 1-3",
+						  c->seq, (unsigned long long)c->arg);
+		}
+	}
+	return 0;
+}

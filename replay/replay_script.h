@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interface for turning a connection's two logs into what a replay
+ * needs: the validated pair, the deter.ko script of each end, each
+ * end's socket-call plan (one list per recorded thread) and each end's
+ * packet arrival order for the corrector. Pure computation on decoded
+ * logs: no I/O but reading log files. Not thread-safe per object;
+ * errors come back as a message in *err (caller frees) naming the file.
+ */
+#ifndef _REPLAY_SCRIPT_H
+#define _REPLAY_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rec_log.h"
+
+/* The two ends of one connection. */
+enum replay_end {
+	REPLAY_END_ACTIVE,	/* called connect(): host a */
+	REPLAY_END_PASSIVE,	/* accepted: host b */
+	REPLAY_END_MAX,
+};
+
+struct replay_pair {
+	struct rec_log *log[REPLAY_END_MAX];	/* decoded logs, by end */
+	char *path[REPLAY_END_MAX];		/* their files */
+};
+
+/* One recorded socket call, as the generator issues it. */
+struct replay_call {
+	uint32_t seq;		/* the CALL event's sequence number */
+	uint32_t done_seq;	/* its CALL_DONE's, 0 if none was recorded */
+	uint16_t call;		/* enum deter_abi_call */
+	uint64_t arg;		/* bytes asked; SHUTDOWN: how + 1; CLOSE: linger, jiffies */
+	uint32_t flags;		/* MSG_* flags of send/recv */
+	int64_t ret;		/* recorded return value, if done_seq */
+	int64_t nonagle;	/* tp->nonagle to set first, -1 if unchanged */
+	uint32_t user_mss;	/* TCP_MAXSEG to set first, bytes; 0 if unchanged */
+};
+
+/* The calls one recorded thread made, in order. */
+struct replay_thread {
+	uint32_t tid;			/* recorded thread id */
+	struct replay_call *calls;
+	size_t ncalls;
+	size_t cap;			/* calls allocated */
+};
+
+struct replay_plan {
+	struct replay_thread *threads;	/* in order of each thread's first call */
+	size_t nthreads;
+};
+
+/* One data packet's arrival at a host, in arrival order. */
+struct replay_arrival {
+	uint64_t idx;		/* the sender's packet index (extended IP ID) */
+	uint8_t ce;		/* 1: arrived marked CE */
+};
+
+int replay_pair_load(const char *path0, const char *path1,
+		     struct replay_pair *pair, char **err);
+int replay_pair_find_peer(const char *dir, const char *path, char **peer,
+			  char **err);
+void replay_pair_free(struct replay_pair *pair);
+
+int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
+			char **err);
+int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
+		      char **err);
+int replay_plan_check(const struct replay_plan *plan, char **err);
+void replay_plan_free(struct replay_plan *plan);
+int replay_arrivals_build(const struct rec_log *log,
+			  struct replay_arrival **arr, size_t *n, char **err);
+
+const char *replay_call_name(uint16_t call);
+
+#endif /* _REPLAY_SCRIPT_H */

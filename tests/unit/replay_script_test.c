@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for replay/replay_script.c and the status parser of
+ * replay/replay_kmod.c: scripts carry every event and state, calls are
+ * planned per thread with their returns and option changes, arrivals
+ * expand GRO runs and carry CE marks, and status lines parse.
+ */
+#include "replay_script.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_kmod.h"
+#include "unit.h"
+
+static struct rec_ev test_evs[] = {
+	{ .seq = 1, .type = DETER_EV_RX, .b = DETER_RX_SYN },
+	{ .seq = 2, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+	{ .seq = 3, .type = DETER_EV_CONFIG, .sub = DETER_CFG_NODELAY, .a = 1 },
+	{ .seq = 4, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG, .a = 1000,
+	  .b = (uint64_t)0x40 << 32 | 7 },
+	{ .seq = 5, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_RECVMSG, .a = 500, .b = 8 },
+	{ .seq = 6, .type = DETER_EV_RX, .a = 100, .c = 3 },
+	{ .seq = 7, .type = DETER_EV_NET, .sub = DETER_NET_CE, .a = 101, .b = 2 },
+	{ .seq = 8, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SENDMSG, .a = 1000 },
+	{ .seq = 9, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_RECVMSG,
+	  .a = (uint64_t)-11 },
+	{ .seq = 10, .type = DETER_EV_STATE, .a = 0 },
+	{ .seq = 11, .type = DETER_EV_RX, .a = 99 },
+	{ .seq = 12, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_CLOSE, .b = 7 },
+};
+
+static struct rec_state test_states[1] = { { .v = { 11, 22, 33 } } };
+
+static struct rec_log test_log = {
+	.hdr = { .saddr = 0x0a000101, .daddr = 0x0a000201, .sport = 5000, .dport = 80,
+		 .iss = 1, .irs = 2, .flags = DETER_CONN_ACTIVE | DETER_CONN_TS },
+	.evs = test_evs,
+	.nevs = ARRAY_SIZE(test_evs),
+	.states = test_states,
+	.nstates = 1,
+};
+
+static void test_script(void)
+{
+	const struct deter_replay_hdr *h;
+	const struct deter_replay_ev *ev;
+	const __u64 *sv;
+	uint8_t *buf;
+	size_t len;
+	char *err = NULL;
+
+	UNIT_CHECK(!replay_script_build(&test_log, &buf, &len, &err));
+	UNIT_CHECK_EQ(len, sizeof(*h) + ARRAY_SIZE(test_evs) * sizeof(*ev) +
+		      DETER_ST_MAX * sizeof(*sv));
+	h = (const struct deter_replay_hdr *)buf;
+	UNIT_CHECK(!memcmp(h->magic, DETER_REPLAY_MAGIC, 8));
+	UNIT_CHECK_EQ(h->hdr_len, sizeof(*h));
+	UNIT_CHECK_EQ(h->sport, 5000);
+	UNIT_CHECK_EQ(h->nevents, ARRAY_SIZE(test_evs));
+	UNIT_CHECK_EQ(h->nstates, 1);
+	ev = (const struct deter_replay_ev *)(h + 1);
+	UNIT_CHECK_EQ(ev[5].seq, 6);
+	UNIT_CHECK_EQ(ev[5].c, 3);
+	UNIT_CHECK_EQ(ev[9].type, DETER_EV_STATE);
+	sv = (const __u64 *)(ev + ARRAY_SIZE(test_evs));
+	UNIT_CHECK_EQ(sv[2], 33);
+	free(buf);
+}
+
+static void test_plan(void)
+{
+	struct replay_plan plan;
+	char *err = NULL;
+
+	UNIT_CHECK(!replay_plan_build(&test_log, &plan, &err));
+	UNIT_CHECK_EQ(plan.nthreads, 2);
+	UNIT_CHECK_EQ(plan.threads[0].tid, 7);
+	UNIT_CHECK_EQ(plan.threads[0].ncalls, 2);
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].flags, 0x40);
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].nonagle, 1);
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].done_seq, 8);
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].ret, 1000);
+	UNIT_CHECK_EQ(plan.threads[0].calls[1].call, DETER_ABI_CALL_CLOSE);
+	UNIT_CHECK_EQ(plan.threads[0].calls[1].done_seq, 0);
+	UNIT_CHECK(plan.threads[0].calls[1].nonagle == -1);
+	UNIT_CHECK_EQ(plan.threads[1].tid, 8);
+	UNIT_CHECK(plan.threads[1].calls[0].ret == -11);
+	UNIT_CHECK(plan.threads[1].calls[0].nonagle == -1);
+	replay_plan_free(&plan);
+}
+
+static void test_plan_orphan_return(void)
+{
+	struct rec_ev evs[] = {
+		{ .seq = 1, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_RECVMSG },
+	};
+	struct rec_log log = { .evs = evs, .nevs = 1 };
+	struct replay_plan plan;
+	char *err = NULL;
+
+	UNIT_CHECK(replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK(err && !strcmp(err, "event 1: recvmsg returned without a call"));
+	free(err);
+}
+
+static void test_arrivals(void)
+{
+	struct replay_arrival *a;
+	size_t n;
+	char *err = NULL;
+
+	UNIT_CHECK(!replay_arrivals_build(&test_log, &a, &n, &err));
+	UNIT_CHECK_EQ(n, 4);
+	UNIT_CHECK_EQ(a[0].idx, 100);
+	UNIT_CHECK_EQ(a[0].ce, 0);
+	UNIT_CHECK_EQ(a[1].ce, 1);
+	UNIT_CHECK_EQ(a[2].idx, 102);
+	UNIT_CHECK_EQ(a[2].ce, 1);
+	UNIT_CHECK_EQ(a[3].idx, 99);
+	free(a);
+}
+
+static void test_status_parse(void)
+{
+	const char *text =
+		"10.0.2.1:80 10.0.1.1:5000 running 3/40 -\n"
+		"10.0.1.1:5000 10.0.2.1:80 diverged 7/12 event 9: expected rx, found lock\n";
+	struct replay_status st;
+
+	UNIT_CHECK(!replay_kmod_parse(text, "10.0.2.1:80", &st));
+	UNIT_CHECK(!strcmp(st.state, "running"));
+	UNIT_CHECK_EQ(st.done, 3);
+	UNIT_CHECK_EQ(st.nevents, 40);
+	UNIT_CHECK(!strcmp(st.msg, "-"));
+	UNIT_CHECK(!replay_kmod_parse(text, "10.0.1.1:5000", &st));
+	UNIT_CHECK(!strcmp(st.state, "diverged"));
+	UNIT_CHECK(!strcmp(st.msg, "event 9: expected rx, found lock"));
+	UNIT_CHECK(replay_kmod_parse(text, "10.0.1.1:500", &st));
+	UNIT_CHECK(replay_kmod_parse("10.0.1.1:5000 junk\n", "10.0.1.1:5000", &st));
+}
+
+int main(void)
+{
+	UNIT_RUN(test_script);
+	UNIT_RUN(test_plan);
+	UNIT_RUN(test_plan_orphan_return);
+	UNIT_RUN(test_arrivals);
+	UNIT_RUN(test_status_parse);
+	return unit_done();
+}
