@@ -328,39 +328,37 @@ static void deter_rpl_check(struct deter_rpl *rpl,
 }
 
 /*
- * The context event at rpl->ctx was taken: move to the next one, applying
- * the jiffies changes and checking the checkpoint taken right after it.
- * Under rpl->lock, in the context that took the lock.
+ * Move rpl->ctx from @i to the next context event, applying the jiffies
+ * changes on the way and, when @taken is the event just consumed, the
+ * checkpoint taken right after it. Under rpl->lock.
  */
-static void deter_rpl_ctx_next(struct deter_rpl *rpl)
+static void deter_rpl_ctx_skip(struct deter_rpl *rpl, u32 i,
+			       const struct deter_replay_ev *taken)
 {
-	const struct deter_replay_ev *taken = &rpl->ev[rpl->ctx];
 	const struct deter_replay_ev *e;
-	u32 i = rpl->ctx + 1;
 
-	if (!deter_rpl_is_owned(taken))
-		rpl->ctx_seq = taken->seq;
 	for (; (e = deter_rpl_at(rpl, i)) && !deter_rpl_is_ctx(e); i++) {
 		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
 			rpl->jiffies += e->a;
-		else if (e->type == DETER_EV_STATE && !e->sub &&
+		else if (taken && e->type == DETER_EV_STATE && !e->sub &&
 			 e->seq == taken->seq + 1)
 			deter_rpl_check(rpl, e);
 	}
 	rpl->ctx = i;
-	deter_rpl_kick(rpl, 0);
 }
 
-/* Apply jiffies changes logged before the next context event. */
-static void deter_rpl_ctx_prime(struct deter_rpl *rpl)
+/*
+ * The context event at rpl->ctx was taken: move to the next one. Under
+ * rpl->lock, in the context that took the lock.
+ */
+static void deter_rpl_ctx_next(struct deter_rpl *rpl)
 {
-	const struct deter_replay_ev *e;
-	u32 i = rpl->ctx;
+	const struct deter_replay_ev *taken = &rpl->ev[rpl->ctx];
 
-	for (; (e = deter_rpl_at(rpl, i)) && !deter_rpl_is_ctx(e); i++)
-		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
-			rpl->jiffies += e->a;
-	rpl->ctx = i;
+	if (!deter_rpl_is_owned(taken))
+		rpl->ctx_seq = taken->seq;
+	deter_rpl_ctx_skip(rpl, rpl->ctx + 1, taken);
+	deter_rpl_kick(rpl, 0);
 }
 
 /* Bind @sk to @rpl: from now on it is replayed. */
@@ -373,9 +371,8 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	sock_hold(sk);
 	rpl->sk = sk;
 	rpl->ds = ds;
-	rpl->ctx = 0;
 	rpl->jiffies = 0;
-	deter_rpl_ctx_prime(rpl);
+	deter_rpl_ctx_skip(rpl, 0, NULL);
 	WRITE_ONCE(ds->rpl, rpl);
 	WRITE_ONCE(rpl->state, DETER_RPL_RUNNING);
 }

@@ -60,8 +60,8 @@ enum {
 	REC_LOG_MAX_EVENTS = 1 << 28,
 };
 
-static int __attribute__((format(printf, 2, 3)))
-rec_log_err(char **err, const char *fmt, ...)
+/* Set *err (if err) to a malloc'd message; return -1. */
+int rec_err(char **err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -201,7 +201,7 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 	int k, r = 0;
 
 	if (!c)
-		return rec_log_err(err, "out of memory");
+		return rec_err(err, "out of memory");
 	for (i = 0; i < n && !r; i++) {
 		const struct rec_ev *e = &evs[i];
 		const struct rec_state *st = NULL;
@@ -223,8 +223,8 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 		    e->type > DETER_EV_LAST || e->seq <= c->seq) {
 			free(c);
 			free(b.p);
-			return rec_log_err(err, "event %zu (seq %u): cannot encode type %u sub %u",
-					   i, e->seq, e->type, e->sub);
+			return rec_err(err, "event %zu (seq %u): cannot encode type %u sub %u",
+				       i, e->seq, e->type, e->sub);
 		}
 		k = e->type == DETER_EV_CALL ? rec_log_dict_find(c, e->a, e->b) : -1;
 		r |= rec_buf_byte(&b, (k >= 0 ? REC_LOG_CALLREF : e->type) << 4 | e->sub);
@@ -276,7 +276,7 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 	free(c);
 	if (r) {
 		free(b.p);
-		return rec_log_err(err, "out of memory");
+		return rec_err(err, "out of memory");
 	}
 	*out = b.p;
 	*len = b.len;
@@ -294,8 +294,8 @@ static int rec_log_get(struct rec_log_rd *rd, uint64_t *v, const char *what)
 	size_t used;
 
 	if (rec_varint_get(rd->p + rd->off, rd->len - rd->off, v, &used))
-		return rec_log_err(rd->err, "body+%zu: %s: %s", rd->off, what,
-				   errno == EMSGSIZE ? "truncated" : "bad varint");
+		return rec_err(rd->err, "body+%zu: %s: %s", rd->off, what,
+			       errno == EMSGSIZE ? "truncated" : "bad varint");
 	rd->off += used;
 	return 0;
 }
@@ -336,7 +336,7 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 	unsigned int type, j;
 
 	if (!c)
-		return rec_log_err(err, "out of memory");
+		return rec_err(err, "out of memory");
 	while (rd.off < rd.len) {
 		at = rd.off;
 		type = buf[rd.off] >> 4;
@@ -345,14 +345,14 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 		if (type == REC_LOG_RUN) {
 			if (!c->seq ||
 			    (c->prev.type != DETER_EV_LOCK && c->prev.type != DETER_EV_RX)) {
-				rec_log_err(err, "body+%zu: run without an event to repeat", at);
+				rec_err(err, "body+%zu: run without an event to repeat", at);
 				goto fail;
 			}
 			if (rec_log_get(&rd, &n, "run length"))
 				goto fail;
 			if (n > nevents - log->nevs) {
-				rec_log_err(err, "body+%zu: run of %llu exceeds the %u events in the header",
-					    at, (unsigned long long)n, nevents);
+				rec_err(err, "body+%zu: run of %llu exceeds the %u events in the header",
+					at, (unsigned long long)n, nevents);
 				goto fail;
 			}
 			for (i = 0; i < n; i++) {
@@ -367,26 +367,26 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			continue;
 		}
 		if (type > DETER_EV_LAST && type != REC_LOG_CALLREF) {
-			rec_log_err(err, "body+%zu: unknown event type %u", at, type);
+			rec_err(err, "body+%zu: unknown event type %u", at, type);
 			goto fail;
 		}
 		if (log->nevs == nevents) {
-			rec_log_err(err, "body+%zu: more events than the %u in the header",
-				    at, nevents);
+			rec_err(err, "body+%zu: more events than the %u in the header",
+				at, nevents);
 			goto fail;
 		}
 		e.type = type == REC_LOG_CALLREF ? DETER_EV_CALL : type;
 		if (rec_log_get(&rd, &v, "sequence delta"))
 			goto fail;
 		if (!v || v > UINT32_MAX - c->seq) {
-			rec_log_err(err, "body+%zu: sequence number does not advance", at);
+			rec_err(err, "body+%zu: sequence number does not advance", at);
 			goto fail;
 		}
 		e.seq = c->seq + v;
 		switch (type) {
 		case DETER_EV_LOCK:
 			if (e.sub >= DETER_LOCK_MAX) {
-				rec_log_err(err, "body+%zu: unknown lock owner %u", at, e.sub);
+				rec_err(err, "body+%zu: unknown lock owner %u", at, e.sub);
 				goto fail;
 			}
 			if (rec_log_get(&rd, &e.a, "lock"))
@@ -394,7 +394,7 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			break;
 		case DETER_EV_CONFIG:
 			if (e.sub >= DETER_CFG_MAX) {
-				rec_log_err(err, "body+%zu: unknown config field %u", at, e.sub);
+				rec_err(err, "body+%zu: unknown config field %u", at, e.sub);
 				goto fail;
 			}
 			if (rec_log_get(&rd, &e.a, "config value"))
@@ -402,7 +402,7 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			break;
 		case DETER_EV_VALUE:
 			if (e.sub >= DETER_V_MAX) {
-				rec_log_err(err, "body+%zu: unknown value %u", at, e.sub);
+				rec_err(err, "body+%zu: unknown value %u", at, e.sub);
 				goto fail;
 			}
 			if (rec_log_get(&rd, &e.a, "value"))
@@ -413,7 +413,7 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 				goto fail;
 			e.a = c->rx_expect + rec_zigzag_decode(v);
 			if (rd.off == rd.len) {
-				rec_log_err(err, "body+%zu: rx flags: truncated", rd.off);
+				rec_err(err, "body+%zu: rx flags: truncated", rd.off);
 				goto fail;
 			}
 			e.b = buf[rd.off++];
@@ -422,7 +422,7 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			break;
 		case DETER_EV_NET:
 			if (e.sub >= DETER_NET_MAX) {
-				rec_log_err(err, "body+%zu: unknown network action %u", at, e.sub);
+				rec_err(err, "body+%zu: unknown network action %u", at, e.sub);
 				goto fail;
 			}
 			if (rec_log_get(&rd, &v, "net index") ||
@@ -434,8 +434,8 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			if (rec_log_get(&rd, &v, "call reference"))
 				goto fail;
 			if (v >= c->ndict) {
-				rec_log_err(err, "body+%zu: call reference %llu not in dictionary",
-					    at, (unsigned long long)v);
+				rec_err(err, "body+%zu: call reference %llu not in dictionary",
+					at, (unsigned long long)v);
 				goto fail;
 			}
 			e.a = c->dict[v][0];
@@ -485,12 +485,12 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			continue;
 		}
 		default:
-			rec_log_err(err, "body+%zu: unknown event type %u", at, type);
+			rec_err(err, "body+%zu: unknown event type %u", at, type);
 			goto fail;
 		}
 		if ((e.type == DETER_EV_CALL || e.type == DETER_EV_CALL_DONE) &&
 		    e.sub >= DETER_ABI_CALL_MAX) {
-			rec_log_err(err, "body+%zu: unknown socket call %u", at, e.sub);
+			rec_err(err, "body+%zu: unknown socket call %u", at, e.sub);
 			goto fail;
 		}
 		rec_log_ctx_after(c, &e, NULL);
@@ -498,14 +498,14 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			goto nomem;
 	}
 	if (log->nevs != nevents) {
-		rec_log_err(err, "body+%zu: %zu events, header says %u",
-			    rd.off, log->nevs, nevents);
+		rec_err(err, "body+%zu: %zu events, header says %u",
+			rd.off, log->nevs, nevents);
 		goto fail;
 	}
 	free(c);
 	return 0;
 nomem:
-	rec_log_err(err, "out of memory");
+	rec_err(err, "out of memory");
 fail:
 	free(c);
 	return -1;
@@ -537,12 +537,12 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 	zcap = ZSTD_compressBound(rawlen);
 	z = malloc(zcap ? zcap : 1);
 	if (!z) {
-		rec_log_err(err, "out of memory");
+		rec_err(err, "out of memory");
 		goto out;
 	}
 	zlen = ZSTD_compress(z, zcap, raw, rawlen, REC_LOG_ZSTD_LEVEL);
 	if (ZSTD_isError(zlen)) {
-		rec_log_err(err, "zstd: %s", ZSTD_getErrorName(zlen));
+		rec_err(err, "zstd: %s", ZSTD_getErrorName(zlen));
 		goto out;
 	}
 	memcpy(hdr->magic, DETER_LOG_MAGIC, sizeof(hdr->magic));
@@ -554,24 +554,24 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 	hdr->pad = 0;
 	if (asprintf(&dst, "%s/%016llx.dlog", dir, (unsigned long long)hdr->conn) < 0 ||
 	    asprintf(&tmp, "%s/.%016llx.dlog.tmp", dir, (unsigned long long)hdr->conn) < 0) {
-		rec_log_err(err, "out of memory");
+		rec_err(err, "out of memory");
 		goto out;
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || fchmod(fd, 0600) ||
 	    write(fd, hdr, sizeof(*hdr)) != (ssize_t)sizeof(*hdr) ||
 	    write(fd, z, zlen) != (ssize_t)zlen || fsync(fd)) {
-		rec_log_err(err, "%s: %s", tmp, strerror(errno));
+		rec_err(err, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	if (close(fd)) {
 		fd = -1;
-		rec_log_err(err, "%s: %s", tmp, strerror(errno));
+		rec_err(err, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	fd = -1;
 	if (rename(tmp, dst)) {
-		rec_log_err(err, "%s: %s", dst, strerror(errno));
+		rec_err(err, "%s: %s", dst, strerror(errno));
 		goto out;
 	}
 	*path = dst;
@@ -593,23 +593,23 @@ static int rec_log_check_header(const char *path, const struct deter_log_header 
 				off_t size, char **err)
 {
 	if (memcmp(h->magic, DETER_LOG_MAGIC, sizeof(h->magic)))
-		return rec_log_err(err, "%s:0: not a deter log (bad magic)", path);
+		return rec_err(err, "%s:0: not a deter log (bad magic)", path);
 	if (h->version != DETER_ABI_VERSION)
-		return rec_log_err(err, "%s:8: log format version %u, this deter reads version %d",
-				   path, h->version, DETER_ABI_VERSION);
+		return rec_err(err, "%s:8: log format version %u, this deter reads version %d",
+			       path, h->version, DETER_ABI_VERSION);
 	if (h->header_len != sizeof(*h))
-		return rec_log_err(err, "%s:12: header length %u, expected %zu",
-				   path, h->header_len, sizeof(*h));
+		return rec_err(err, "%s:12: header length %u, expected %zu",
+			       path, h->header_len, sizeof(*h));
 	if (h->nevents > REC_LOG_MAX_EVENTS)
-		return rec_log_err(err, "%s:112: %u events is more than a log can hold",
-				   path, h->nevents);
+		return rec_err(err, "%s:112: %u events is more than a log can hold",
+			       path, h->nevents);
 	if (size >= 0 && (uint64_t)size != sizeof(*h) + (uint64_t)h->body_len)
-		return rec_log_err(err, "%s:%lld: file is %lld bytes, header says %zu",
-				   path, (long long)(size < (off_t)sizeof(*h) + h->body_len ?
-						     size : (off_t)sizeof(*h) + h->body_len),
-				   (long long)size, sizeof(*h) + h->body_len);
+		return rec_err(err, "%s:%lld: file is %lld bytes, header says %zu",
+			       path, (long long)(size < (off_t)sizeof(*h) + h->body_len ?
+			       size : (off_t)sizeof(*h) + h->body_len),
+			       (long long)size, sizeof(*h) + h->body_len);
 	if (h->cc[sizeof(h->cc) - 1] || h->host[sizeof(h->host) - 1])
-		return rec_log_err(err, "%s:148: unterminated string in header", path);
+		return rec_err(err, "%s:148: unterminated string in header", path);
 	return 0;
 }
 
@@ -630,20 +630,20 @@ int rec_log_read_header(const char *path, struct deter_log_header *hdr,
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return rec_log_err(err, "%s: %s", path, strerror(errno));
+		return rec_err(err, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st)) {
 		close(fd);
-		return rec_log_err(err, "%s: %s", path, strerror(errno));
+		return rec_err(err, "%s: %s", path, strerror(errno));
 	}
 	got = read(fd, hdr, sizeof(*hdr));
 	close(fd);
 	if (got < 0)
-		return rec_log_err(err, "%s: %s", path, strerror(errno));
+		return rec_err(err, "%s: %s", path, strerror(errno));
 	if (got < 8 || memcmp(hdr->magic, DETER_LOG_MAGIC, 8))
-		return rec_log_err(err, "%s:0: not a deter log (bad magic)", path);
+		return rec_err(err, "%s:0: not a deter log (bad magic)", path);
 	if ((size_t)got < sizeof(*hdr))
-		return rec_log_err(err, "%s:%zd: truncated header (%zd of %zu bytes)",
-				   path, got, got, sizeof(*hdr));
+		return rec_err(err, "%s:%zd: truncated header (%zd of %zu bytes)",
+			       path, got, got, sizeof(*hdr));
 	return rec_log_check_header(path, hdr, st.st_size, err);
 }
 
@@ -664,7 +664,7 @@ struct rec_log *rec_log_read(const char *path, char **err)
 	FILE *f = NULL;
 
 	if (!log) {
-		rec_log_err(err, "out of memory");
+		rec_err(err, "out of memory");
 		return NULL;
 	}
 	if (rec_log_read_header(path, &log->hdr, err))
@@ -673,28 +673,28 @@ struct rec_log *rec_log_read(const char *path, char **err)
 	z = malloc(log->hdr.body_len ? log->hdr.body_len : 1);
 	raw = malloc(log->hdr.body_raw_len ? log->hdr.body_raw_len : 1);
 	if (!f || !z || !raw) {
-		rec_log_err(err, "%s: %s", path, f ? "out of memory" : strerror(errno));
+		rec_err(err, "%s: %s", path, f ? "out of memory" : strerror(errno));
 		goto fail;
 	}
 	if (fseek(f, sizeof(log->hdr), SEEK_SET) ||
 	    fread(z, 1, log->hdr.body_len, f) != log->hdr.body_len) {
-		rec_log_err(err, "%s:%zu: truncated body", path, sizeof(log->hdr));
+		rec_err(err, "%s:%zu: truncated body", path, sizeof(log->hdr));
 		goto fail;
 	}
 	rawlen = ZSTD_getFrameContentSize(z, log->hdr.body_len);
 	if (rawlen != log->hdr.body_raw_len) {
-		rec_log_err(err, "%s:%zu: corrupt body (zstd frame size %lld, header says %u)",
-			    path, sizeof(log->hdr), (long long)rawlen, log->hdr.body_raw_len);
+		rec_err(err, "%s:%zu: corrupt body (zstd frame size %lld, header says %u)",
+			path, sizeof(log->hdr), (long long)rawlen, log->hdr.body_raw_len);
 		goto fail;
 	}
 	got = ZSTD_decompress(raw, log->hdr.body_raw_len, z, log->hdr.body_len);
 	if (ZSTD_isError(got) || got != log->hdr.body_raw_len) {
-		rec_log_err(err, "%s:%zu: corrupt body (%s)", path, sizeof(log->hdr),
-			    ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+		rec_err(err, "%s:%zu: corrupt body (%s)", path, sizeof(log->hdr),
+			ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
 		goto fail;
 	}
 	if (rec_log_decode(raw, got, log->hdr.nevents, log, &derr)) {
-		rec_log_err(err, "%s:%s", path, derr ? derr : "decode error");
+		rec_err(err, "%s:%s", path, derr ? derr : "decode error");
 		free(derr);
 		goto fail;
 	}

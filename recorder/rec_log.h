@@ -33,6 +33,8 @@ struct rec_log {
 	size_t nstates;
 };
 
+int rec_err(char **err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 int rec_log_encode(const struct rec_ev *evs, size_t n,
 		   const struct rec_state *states, uint8_t **out, size_t *len,
 		   char **err);

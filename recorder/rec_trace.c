@@ -15,7 +15,6 @@
  * log; rec_trace_lost() reports the overruns so the recorder can say so.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include <tracefs.h>
 
 #include "rec_conn.h"
+#include "rec_log.h"
 #include "rec_trace.h"
 
 #define REC_TRACE_INSTANCE "deter"
@@ -69,18 +69,6 @@ struct rec_trace {
 	unsigned long long lost_conns;	/* deter_lost events */
 	int failed;			/* the table ran out of memory */
 };
-
-static int __attribute__((format(printf, 2, 3)))
-rec_trace_err(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -1;
-}
 
 static struct tep_format_field *rec_trace_field(struct tep_event *ev,
 						const char *name, int *ok)
@@ -172,17 +160,17 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 	int ok = 1;
 
 	if (!t) {
-		rec_trace_err(err, "out of memory");
+		rec_err(err, "out of memory");
 		return NULL;
 	}
 	if (tracefs_instance_exists(REC_TRACE_INSTANCE)) {
-		rec_trace_err(err, "tracefs instance '%s' exists: another deter record is running (or remove %s/instances/%s)",
-			      REC_TRACE_INSTANCE, tracefs_tracing_dir(), REC_TRACE_INSTANCE);
+		rec_err(err, "tracefs instance '%s' exists: another deter record is running (or remove %s/instances/%s)",
+			REC_TRACE_INSTANCE, tracefs_tracing_dir(), REC_TRACE_INSTANCE);
 		goto fail;
 	}
 	t->tep = tracefs_local_events_system(NULL, systems);
 	if (!t->tep) {
-		rec_trace_err(err, "cannot read deter's trace event formats from tracefs");
+		rec_err(err, "cannot read deter's trace event formats from tracefs");
 		goto fail;
 	}
 	t->ev = tep_find_event_by_name(t->tep, "deter", "deter_ev");
@@ -190,7 +178,7 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 	t->state = tep_find_event_by_name(t->tep, "deter", "deter_state");
 	t->lost = tep_find_event_by_name(t->tep, "deter", "deter_lost");
 	if (!t->ev || !t->conn || !t->state || !t->lost) {
-		rec_trace_err(err, "deter.ko's trace events are missing (module too old or not loaded)");
+		rec_err(err, "deter.ko's trace events are missing (module too old or not loaded)");
 		goto fail;
 	}
 	t->fev[F_CONN] = rec_trace_field(t->ev, "conn", &ok);
@@ -209,21 +197,21 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 	t->fst_seq = rec_trace_field(t->state, "seq", &ok);
 	t->fst_final = rec_trace_field(t->state, "final", &ok);
 	if (!ok) {
-		rec_trace_err(err, "deter.ko's trace events lack expected fields (version mismatch)");
+		rec_err(err, "deter.ko's trace events lack expected fields (version mismatch)");
 		goto fail;
 	}
 
 	t->inst = tracefs_instance_create(REC_TRACE_INSTANCE);
 	if (!t->inst) {
-		rec_trace_err(err, "cannot create tracefs instance '%s': %s",
-			      REC_TRACE_INSTANCE, strerror(errno));
+		rec_err(err, "cannot create tracefs instance '%s': %s",
+			REC_TRACE_INSTANCE, strerror(errno));
 		goto fail;
 	}
 	snprintf(kb, sizeof(kb), "%u", buffer_kb);
 	if (tracefs_instance_file_write(t->inst, "buffer_size_kb", kb) < 0 ||
 	    tracefs_event_enable(t->inst, "deter", NULL)) {
-		rec_trace_err(err, "cannot set up tracefs instance '%s': %s",
-			      REC_TRACE_INSTANCE, strerror(errno));
+		rec_err(err, "cannot set up tracefs instance '%s': %s",
+			REC_TRACE_INSTANCE, strerror(errno));
 		goto fail;
 	}
 	return t;
@@ -245,9 +233,9 @@ int rec_trace_poll(struct rec_trace *t, struct rec_table *table, char **err)
 	t->table = table;
 	if (tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0,
 				       rec_trace_record, t) < 0)
-		return rec_trace_err(err, "reading the ring buffers: %s", strerror(errno));
+		return rec_err(err, "reading the ring buffers: %s", strerror(errno));
 	if (t->failed)
-		return rec_trace_err(err, "out of memory for events");
+		return rec_err(err, "out of memory for events");
 	return 0;
 }
 

@@ -21,11 +21,11 @@
  * DETER_DEBUGFS overrides the directory (default /sys/kernel/debug/deter),
  * for tests that stand a plain directory in for deter.ko.
  */
+#include "rec_log.h"
 #include "replay_kmod.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,18 +34,6 @@
 #define REPLAY_KMOD_DIR "/sys/kernel/debug/deter"
 /* The status text of two scripts is two short lines; allow many more. */
 #define REPLAY_KMOD_STATUS_MAX 65536
-
-static int __attribute__((format(printf, 2, 3)))
-replay_kmod_err(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -1;
-}
 
 /**
  * replay_kmod_dir() - deter.ko's debugfs directory
@@ -64,19 +52,19 @@ static int replay_kmod_errno(int e, const char *path, const char *what,
 {
 	switch (e) {
 	case ENOENT:
-		return replay_kmod_err(err,
-				       "%s missing: deter.ko is not loaded (insmod deter.ko) or this kernel lacks deter's replay hooks",
-				       path);
+		return rec_err(err,
+			       "%s missing: deter.ko is not loaded (insmod deter.ko) or this kernel lacks deter's replay hooks",
+			       path);
 	case EPERM:
 	case EACCES:
-		return replay_kmod_err(err, "%s: needs CAP_NET_ADMIN (run as root)", path);
+		return rec_err(err, "%s: needs CAP_NET_ADMIN (run as root)", path);
 	case EBUSY:
-		return replay_kmod_err(err, "%s: recording is active: stop deter record first",
-				       path);
+		return rec_err(err, "%s: recording is active: stop deter record first",
+			       path);
 	case EINVAL:
-		return replay_kmod_err(err, "%s: deter.ko rejected %s as invalid", path, what);
+		return rec_err(err, "%s: deter.ko rejected %s as invalid", path, what);
 	default:
-		return replay_kmod_err(err, "%s: %s: %s", path, what, strerror(e));
+		return rec_err(err, "%s: %s: %s", path, what, strerror(e));
 	}
 }
 
@@ -119,8 +107,8 @@ static int replay_kmod_write(const char *file, const void *buf, size_t len,
 	}
 	if ((size_t)n != len) {
 		close(fd);
-		return replay_kmod_err(err, "%s: %s: short write (%zd of %zu bytes)",
-				       path, what, n, len);
+		return rec_err(err, "%s: %s: short write (%zd of %zu bytes)",
+			       path, what, n, len);
 	}
 	if (close(fd))
 		return replay_kmod_errno(errno, path, what, err);
@@ -178,7 +166,7 @@ int replay_kmod_read(char **text, char **err)
 	buf = malloc(REPLAY_KMOD_STATUS_MAX + 1);
 	if (!buf) {
 		close(fd);
-		return replay_kmod_err(err, "out of memory");
+		return rec_err(err, "out of memory");
 	}
 	while (len < REPLAY_KMOD_STATUS_MAX) {
 		n = read(fd, buf + len, REPLAY_KMOD_STATUS_MAX - len);

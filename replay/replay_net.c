@@ -22,6 +22,7 @@
  * Everything is done with ip(8), sysctl(8) and nft(8) run through
  * fork/exec, so a failure reads as the tool's own one-line message.
  */
+#include "rec_log.h"
 #include "replay_net.h"
 
 #include <arpa/inet.h>
@@ -30,7 +31,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,18 +44,6 @@
 #define REPLAY_NET_QUEUE 0
 /* Output kept from a helper for its error message. */
 #define REPLAY_NET_OUT_MAX 4096
-
-static int __attribute__((format(printf, 2, 3)))
-replay_net_err(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -1;
-}
 
 static void replay_net_ip(char *buf, size_t len, uint32_t addr)
 {
@@ -158,20 +146,20 @@ int replay_net_run(char *const argv[], char **err)
 
 	pid = replay_net_spawn(argv, &fd);
 	if (pid < 0)
-		return replay_net_err(err, "%s: %s", argv[0], strerror(errno));
+		return rec_err(err, "%s: %s", argv[0], strerror(errno));
 	while (replay_net_drain(fd, out, sizeof(out)) != 0)
 		continue;
 	close(fd);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return replay_net_err(err, "%s: %s", argv[0], strerror(errno));
+			return rec_err(err, "%s: %s", argv[0], strerror(errno));
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
 	replay_net_cmdline(cmd, sizeof(cmd), argv);
 	if (*replay_net_last_line(out))
-		return replay_net_err(err, "%s: %s", cmd, replay_net_last_line(out));
-	return replay_net_err(err, "%s: exit status %d", cmd,
-			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		return rec_err(err, "%s: %s", cmd, replay_net_last_line(out));
+	return rec_err(err, "%s: exit status %d", cmd,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
 #define REPLAY_RUN(err, ...) replay_net_run((char *const[]){ __VA_ARGS__, NULL }, err)
@@ -237,14 +225,14 @@ int replay_net_create(struct replay_net *net, const struct deter_log_header *hdr
 		h->queue = REPLAY_NET_QUEUE + i;
 		if (!replay_net_addr_ok(h->addr)) {
 			replay_net_ip(ip, sizeof(ip), h->addr);
-			return replay_net_err(err, "address %s: not replayable on veth",
-					      ip);
+			return rec_err(err, "address %s: not replayable on veth",
+				       ip);
 		}
 	}
 	if (net->host[0].addr == net->host[1].addr) {
 		replay_net_ip(ip, sizeof(ip), net->host[0].addr);
-		return replay_net_err(err, "both ends have address %s: cannot replay on two hosts",
-				      ip);
+		return rec_err(err, "both ends have address %s: cannot replay on two hosts",
+			       ip);
 	}
 	for (i = 0; i < 2; i++) {
 		if (REPLAY_RUN(err, "ip", "netns", "add", net->host[i].ns))
@@ -303,12 +291,12 @@ int replay_net_enter(const char *ns, char **err)
 	snprintf(path, sizeof(path), "/run/netns/%s", ns);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return replay_net_err(err, "%s: %s", path, strerror(errno));
+		return rec_err(err, "%s: %s", path, strerror(errno));
 	if (setns(fd, CLONE_NEWNET)) {
 		int e = errno;
 
 		close(fd);
-		return replay_net_err(err, "setns %s: %s", ns, strerror(e));
+		return rec_err(err, "setns %s: %s", ns, strerror(e));
 	}
 	close(fd);
 	return 0;
@@ -347,7 +335,7 @@ int replay_proc_start(struct replay_proc *p, const char *what,
 	p->pid = replay_net_spawn(argv, &p->out);
 	if (p->pid < 0) {
 		p->pid = 0;
-		return replay_net_err(err, "%s: %s", what, strerror(errno));
+		return rec_err(err, "%s: %s", what, strerror(errno));
 	}
 	pfd.fd = p->out;
 	pfd.events = POLLIN;
@@ -359,17 +347,17 @@ int replay_proc_start(struct replay_proc *p, const char *what,
 			waitpid(p->pid, NULL, 0);
 			close(p->out);
 			p->pid = 0;
-			return replay_net_err(err, "%s: not ready after %d s%s%s", what,
-					      timeout_ms / 1000, *out ? ": " : "",
-					      replay_net_last_line(out));
+			return rec_err(err, "%s: not ready after %d s%s%s", what,
+				       timeout_ms / 1000, *out ? ": " : "",
+				       replay_net_last_line(out));
 		}
 		if (poll(&pfd, 1, left) > 0 && !replay_net_drain(p->out, out, sizeof(out))) {
 			waitpid(p->pid, &status, 0);
 			close(p->out);
 			p->pid = 0;
-			return replay_net_err(err, "%s: exited: %s", what,
-					      *replay_net_last_line(out) ?
-					      replay_net_last_line(out) : "no output");
+			return rec_err(err, "%s: exited: %s", what,
+				       *replay_net_last_line(out) ?
+				       replay_net_last_line(out) : "no output");
 		}
 	}
 	fcntl(p->out, F_SETFL, O_NONBLOCK);
@@ -404,8 +392,8 @@ int replay_proc_stop(struct replay_proc *p, int sig, int timeout_ms, char **err)
 		if (replay_net_now_ms() > end) {
 			kill(p->pid, SIGKILL);
 			waitpid(p->pid, &status, 0);
-			ret = replay_net_err(err, "%s: did not stop within %d s, killed",
-					     p->what, timeout_ms / 1000);
+			ret = rec_err(err, "%s: did not stop within %d s, killed",
+				      p->what, timeout_ms / 1000);
 			goto out;
 		}
 		usleep(20000);
@@ -413,9 +401,9 @@ int replay_proc_stop(struct replay_proc *p, int sig, int timeout_ms, char **err)
 	while (replay_net_drain(p->out, out, sizeof(out)) > 0)
 		continue;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		ret = replay_net_err(err, "%s: %s", p->what,
-				     *replay_net_last_line(out) ? replay_net_last_line(out) :
-				     "exited with an error");
+		ret = rec_err(err, "%s: %s", p->what,
+			      *replay_net_last_line(out) ? replay_net_last_line(out) :
+			      "exited with an error");
 out:
 	close(p->out);
 	p->pid = 0;

@@ -31,30 +31,16 @@
  * segments (GRO) stands for packets idx .. idx + c - 1; NET CE events
  * mark [a, a + b) of packets that already arrived.
  */
+#include "rec_log.h"
 #include "replay_script.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static int __attribute__((format(printf, 2, 3)))
-replay_err(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		if (vasprintf(err, fmt, ap) < 0)
-			*err = NULL;
-		va_end(ap);
-	}
-	return -1;
-}
 
 static const char *const replay_call_names[DETER_ABI_CALL_MAX] = {
 	"sendmsg", "recvmsg", "shutdown", "close",
@@ -134,14 +120,14 @@ int replay_pair_load(const char *path0, const char *path1,
 	memset(pair, 0, sizeof(*pair));
 	if (!stat(path0, &st0) && !stat(path1, &st1) &&
 	    st0.st_dev == st1.st_dev && st0.st_ino == st1.st_ino)
-		return replay_err(err, "%s: the same log twice: give both ends' logs", path1);
+		return rec_err(err, "%s: the same log twice: give both ends' logs", path1);
 	for (i = 0; i < 2; i++) {
 		log[i] = rec_log_read(path[i], err);
 		if (!log[i])
 			goto fail;
 		if (log[i]->hdr.status) {
-			replay_err(err, "%s: incomplete log (%s): cannot replay", path[i],
-				   replay_status_str(log[i]->hdr.status, st, sizeof(st)));
+			rec_err(err, "%s: incomplete log (%s): cannot replay", path[i],
+				replay_status_str(log[i]->hdr.status, st, sizeof(st)));
 			goto fail;
 		}
 	}
@@ -152,24 +138,24 @@ int replay_pair_load(const char *path0, const char *path1,
 	replay_addr(s1, sizeof(s1), h1->saddr, h1->sport);
 	replay_addr(d1, sizeof(d1), h1->daddr, h1->dport);
 	if (!replay_hdr_mirror(h0, h1)) {
-		replay_err(err, "%s: not the peer of %s (%s -> %s, expected %s -> %s)",
-			   path1, path0, s1, d1, d0, s0);
+		rec_err(err, "%s: not the peer of %s (%s -> %s, expected %s -> %s)",
+			path1, path0, s1, d1, d0, s0);
 		goto fail;
 	}
 	if (h0->iss != h1->irs || h0->irs != h1->iss) {
-		replay_err(err, "%s: not the peer of %s (ISNs %u/%u, expected %u/%u)",
-			   path1, path0, h1->iss, h1->irs, h0->irs, h0->iss);
+		rec_err(err, "%s: not the peer of %s (ISNs %u/%u, expected %u/%u)",
+			path1, path0, h1->iss, h1->irs, h0->irs, h0->iss);
 		goto fail;
 	}
 	if ((h0->flags & REPLAY_NEGOTIATED) != (h1->flags & REPLAY_NEGOTIATED)) {
-		replay_err(err, "%s: negotiated options 0x%x differ from %s's 0x%x",
-			   path1, h1->flags & REPLAY_NEGOTIATED, path0,
-			   h0->flags & REPLAY_NEGOTIATED);
+		rec_err(err, "%s: negotiated options 0x%x differ from %s's 0x%x",
+			path1, h1->flags & REPLAY_NEGOTIATED, path0,
+			h0->flags & REPLAY_NEGOTIATED);
 		goto fail;
 	}
 	if (!(h0->flags & DETER_CONN_ACTIVE) == !(h1->flags & DETER_CONN_ACTIVE)) {
-		replay_err(err, "%s, %s: %s end is an active open", path0, path1,
-			   h0->flags & DETER_CONN_ACTIVE ? "each" : "neither");
+		rec_err(err, "%s, %s: %s end is an active open", path0, path1,
+			h0->flags & DETER_CONN_ACTIVE ? "each" : "neither");
 		goto fail;
 	}
 	act = h0->flags & DETER_CONN_ACTIVE ? 0 : 1;
@@ -179,7 +165,7 @@ int replay_pair_load(const char *path0, const char *path1,
 	pair->path[REPLAY_END_PASSIVE] = strdup(path[!act]);
 	if (!pair->path[0] || !pair->path[1]) {
 		replay_pair_free(pair);
-		return replay_err(err, "out of memory");
+		return rec_err(err, "out of memory");
 	}
 	return 0;
 fail:
@@ -231,10 +217,10 @@ int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 	if (rec_log_read_header(path, &h, err))
 		return -1;
 	if (stat(path, &self))
-		return replay_err(err, "%s: %s", path, strerror(errno));
+		return rec_err(err, "%s: %s", path, strerror(errno));
 	dp = opendir(dir);
 	if (!dp)
-		return replay_err(err, "%s: %s", dir, strerror(errno));
+		return rec_err(err, "%s: %s", dir, strerror(errno));
 	while ((de = readdir(dp))) {
 		len = strlen(de->d_name);
 		if (len < 6 || de->d_name[0] == '.' || strcmp(de->d_name + len - 5, ".dlog"))
@@ -242,7 +228,7 @@ int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 		if (asprintf(&cand, "%s/%s", dir, de->d_name) < 0) {
 			closedir(dp);
 			free(p);
-			return replay_err(err, "out of memory");
+			return rec_err(err, "out of memory");
 		}
 		if (stat(cand, &st) || (st.st_dev == self.st_dev && st.st_ino == self.st_ino)) {
 			free(cand);
@@ -270,11 +256,11 @@ int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 	replay_addr(s, sizeof(s), h.saddr, h.sport);
 	replay_addr(d, sizeof(d), h.daddr, h.dport);
 	if (hits)
-		return replay_err(err, "%s: %u logs in %s claim to be its peer (%s -> %s)",
-				  path, hits, dir, d, s);
-	return replay_err(err, "%s: no peer log in %s (none is %s -> %s with ISNs %u/%u%s)",
-			  path, dir, d, s, h.irs, h.iss,
-			  bad ? "; unreadable logs skipped" : "");
+		return rec_err(err, "%s: %u logs in %s claim to be its peer (%s -> %s)",
+			       path, hits, dir, d, s);
+	return rec_err(err, "%s: no peer log in %s (none is %s -> %s with ISNs %u/%u%s)",
+		       path, dir, d, s, h.irs, h.iss,
+		       bad ? "; unreadable logs skipped" : "");
 }
 
 /**
@@ -299,12 +285,12 @@ int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
 	size_t i, j;
 
 	if (log->nevs > UINT32_MAX || log->nstates > UINT32_MAX)
-		return replay_err(err, "log too large for a replay script");
+		return rec_err(err, "log too large for a replay script");
 	*len = sizeof(*rh) + log->nevs * sizeof(*ev) +
 	       log->nstates * DETER_ST_MAX * sizeof(*sv);
 	*buf = calloc(1, *len);
 	if (!*buf)
-		return replay_err(err, "out of memory");
+		return rec_err(err, "out of memory");
 	rh = (struct deter_replay_hdr *)*buf;
 	memcpy(rh->magic, DETER_REPLAY_MAGIC, sizeof(rh->magic));
 	rh->version = DETER_ABI_VERSION;
@@ -418,8 +404,8 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 			struct replay_pending *p;
 
 			if (head[e->sub] == tail[e->sub]) {
-				replay_err(err, "event %u: %s returned without a call",
-					   e->seq, replay_call_name(e->sub));
+				rec_err(err, "event %u: %s returned without a call",
+					e->seq, replay_call_name(e->sub));
 				goto out;
 			}
 			p = &fifo[e->sub][head[e->sub]++];
@@ -452,7 +438,7 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 	ret = 0;
 	goto out;
 nomem:
-	replay_err(err, "out of memory");
+	rec_err(err, "out of memory");
 out:
 	for (k = 0; k < DETER_ABI_CALL_MAX; k++)
 		free(fifo[k]);
@@ -500,7 +486,7 @@ int replay_arrivals_build(const struct rec_log *log,
 			for (k = 0; k < segs; k++) {
 				if (replay_push((void **)&a, &cnt, &cap, sizeof(*a))) {
 					free(a);
-					return replay_err(err, "out of memory");
+					return rec_err(err, "out of memory");
 				}
 				a[cnt].idx = e->a + k;
 				a[cnt++].ce = 0;
@@ -512,9 +498,9 @@ int replay_arrivals_build(const struct rec_log *log,
 					continue;
 				if (!j) {
 					free(a);
-					return replay_err(err,
-							  "event %u: CE mark on packet %llu, which never arrived",
-							  e->seq, (unsigned long long)idx);
+					return rec_err(err,
+						       "event %u: CE mark on packet %llu, which never arrived",
+						       e->seq, (unsigned long long)idx);
 				}
 				a[j - 1].ce = 1;
 			}
@@ -542,12 +528,12 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 			c = &plan->threads[i].calls[j];
 			/* The linger time is in jiffies, whose HZ userspace cannot see. */
 			if (c->call == DETER_ABI_CALL_CLOSE && c->arg)
-				return replay_err(err,
-						  "event %u: close with SO_LINGER (%llu jiffies) cannot be replayed yet",
-						  c->seq, (unsigned long long)c->arg);
+				return rec_err(err,
+					       "event %u: close with SO_LINGER (%llu jiffies) cannot be replayed yet",
+					       c->seq, (unsigned long long)c->arg);
 			if (c->call == DETER_ABI_CALL_SHUTDOWN && (c->arg < 1 || c->arg > 3))
-				return replay_err(err, "event %u: shutdown how %llu is not 1-3",
-						  c->seq, (unsigned long long)c->arg);
+				return rec_err(err, "event %u: shutdown how %llu is not 1-3",
+					       c->seq, (unsigned long long)c->arg);
 		}
 	}
 	return 0;
