@@ -86,8 +86,20 @@ enum deter_cfg {
 	DETER_CFG_RCVBUF,	/* sk_rcvbuf, bytes */
 	DETER_CFG_NODELAY,	/* tp->nonagle bits */
 	DETER_CFG_USER_MSS,	/* TCP_MAXSEG, bytes */
+	DETER_CFG_OFFLOAD,	/* route device's offloads, DETER_OFFLOAD_* */
 	DETER_CFG_MAX,
 };
+
+/*
+ * DETER_CFG_OFFLOAD bits: whether the device the connection's route goes
+ * out of segments (TSO, GSO) and coalesces (GRO) in its own right. TCP
+ * builds the same segments either way; what the wire, tcpdump and the
+ * receiver see differs, so replay sets its devices the same.
+ */
+#define DETER_OFFLOAD_TSO	0x1
+#define DETER_OFFLOAD_GSO	0x2
+#define DETER_OFFLOAD_GRO	0x4
+#define DETER_OFFLOAD_KNOWN	0x8	/* the route had a device */
 
 /* RX event flags, b above (low two bits: the IP ECN field). */
 enum {
@@ -154,6 +166,18 @@ struct deter_log_header {
 	char cc[16];		/* congestion control, NUL-terminated */
 	char host[64];		/* recording host's name, NUL-terminated */
 	__u32 pad;		/* zero */
+};
+
+/*
+ * What a deter_state trace event is (its "final" field). A log holds
+ * checkpoints and one summary as DETER_EV_STATE events with this as sub;
+ * DISCARD only travels from deter.ko to the recorder: the socket was a
+ * handshake's losing duplicate child and no connection of its own.
+ */
+enum deter_state_kind {
+	DETER_STATE_CHECKPOINT = 0,
+	DETER_STATE_SUMMARY = 1,
+	DETER_STATE_DISCARD = 2,
 };
 
 /* Log-only event: a deter_state checkpoint (sub 0) or summary (sub 1). */

@@ -36,6 +36,8 @@ struct deter_sock {
 	atomic_t seq;			/* per-socket event sequence */
 	bool rec;			/* this connection is being recorded */
 	bool conn_sent;			/* its identity was emitted */
+	bool child;			/* a passive open's child socket */
+	bool established;		/* it reached TCP_ESTABLISHED */
 
 	/* receive side, under the socket lock */
 	bool rx_primed;			/* rx_next is known */
@@ -44,7 +46,7 @@ struct deter_sock {
 	u32 rx_zero_wnd;		/* segments advertising a zero window */
 
 	/* configuration last recorded, under the socket lock */
-	u32 cfg[4];			/* indexed by enum deter_cfg */
+	u32 cfg[5];			/* indexed by enum deter_cfg */
 
 	/* kernel values last recorded */
 	bool jif_primed;		/* jif_last is set */

@@ -116,7 +116,8 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
 {
 	if ((seq & DETER_REC_CHECKPOINT_MASK) != DETER_REC_CHECKPOINT_MASK)
 		return;
-	trace_deter_state(ds->conn, atomic_inc_return(&ds->seq), 0, sk,
+	trace_deter_state(ds->conn, atomic_inc_return(&ds->seq),
+			  DETER_STATE_CHECKPOINT, sk,
 			  ds->rx_zero_wnd);
 }
 
@@ -167,8 +168,9 @@ void deter_rec_value(const struct sock *sk, enum deter_value what, u64 val)
 	struct deter_sock *ds;
 	unsigned int i;
 
-	if (!READ_ONCE(deter_rec_armed) || sk->sk_protocol != IPPROTO_TCP)
+	if (!READ_ONCE(deter_rec_armed))
 		return;
+	/* A request socket has only the common fields: no sk_protocol. */
 	if (what == DETER_VAL_SYNACK_CLOCK) {
 		i = deter_rec_synack_slot(sk->sk_num, ntohs(sk->sk_dport));
 		spin_lock_bh(&deter_rec_synack_lock);
@@ -183,6 +185,8 @@ void deter_rec_value(const struct sock *sk, enum deter_value what, u64 val)
 		spin_unlock_bh(&deter_rec_synack_lock);
 		return;
 	}
+	if (sk->sk_protocol != IPPROTO_TCP)
+		return;
 	ds = deter_rec_get(sk);
 	if (!ds)
 		return;
@@ -277,6 +281,25 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 			 inet_csk(sk)->icsk_ca_ops->name);
 }
 
+/* The offloads of the device @sk's route leaves by, DETER_OFFLOAD_*. */
+static u32 deter_rec_offload(const struct sock *sk)
+{
+	const struct dst_entry *dst;
+	netdev_features_t f = 0;
+
+	rcu_read_lock();
+	dst = __sk_dst_get((struct sock *)sk);
+	if (dst && dst_dev_rcu(dst))
+		f = READ_ONCE(dst_dev_rcu(dst)->features);
+	rcu_read_unlock();
+	if (!dst)
+		return 0;
+	return DETER_OFFLOAD_KNOWN |
+	       (f & NETIF_F_TSO ? DETER_OFFLOAD_TSO : 0) |
+	       (f & NETIF_F_GSO ? DETER_OFFLOAD_GSO : 0) |
+	       (f & NETIF_F_GRO ? DETER_OFFLOAD_GRO : 0);
+}
+
 /* Record socket configuration that changed since the last socket call. */
 static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 {
@@ -286,6 +309,7 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 		[DETER_CFG_RCVBUF] = READ_ONCE(sk->sk_rcvbuf),
 		[DETER_CFG_NODELAY] = tp->nonagle,
 		[DETER_CFG_USER_MSS] = tp->rx_opt.user_mss,
+		[DETER_CFG_OFFLOAD] = deter_rec_offload(sk),
 	};
 	unsigned int i;
 
@@ -404,9 +428,8 @@ void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
 
 	if (!ds)
 		return;
+	ds->child = true;
 	deter_rec_select(ds, newsk);
-	if (READ_ONCE(ds->rec))
-		deter_rec_synack_emit(ds, newsk);
 	if (skb->protocol == htons(ETH_P_IP)) {
 		ds->rx_ref = ntohs(ip_hdr(skb)->id);
 		ds->rx_next = ds->rx_ref + 1;
@@ -428,6 +451,17 @@ void deter_rec_close(struct deter_sock *ds, struct sock *sk)
 
 	if (!READ_ONCE(ds->rec))
 		return;
+	if (ds->child && !ds->established) {
+		/*
+		 * Another CPU's child for the same request won the race to
+		 * the established hash (inet_ehash_nolisten()), and this
+		 * one never ran: tell the recorder to forget it.
+		 */
+		trace_deter_state(ds->conn, atomic_inc_return(&ds->seq),
+				  DETER_STATE_DISCARD, sk, 0);
+		WRITE_ONCE(ds->rec, false);
+		return;
+	}
 	deter_rec_conn(ds, sk, false);
 	spin_lock_bh(&ds->tx_lock);
 	flushed = deter_sampler_flush(&ds->sampler, &smp);
@@ -435,7 +469,8 @@ void deter_rec_close(struct deter_sock *ds, struct sock *sk)
 	if (flushed)
 		deter_rec_emit(ds, DETER_EV_SAMPLE, 0, smp.idx, smp.ns,
 			       smp.gap_q10);
-	trace_deter_state(ds->conn, atomic_inc_return(&ds->seq), 1, sk,
+	trace_deter_state(ds->conn, atomic_inc_return(&ds->seq),
+			  DETER_STATE_SUMMARY, sk,
 			  ds->rx_zero_wnd);
 	WRITE_ONCE(ds->rec, false);
 }
@@ -525,10 +560,16 @@ static void deter_rec_state(void *data, const struct sock *csk, int oldstate,
 
 	if (!ds)
 		return;
-	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT)
+	if (newstate == TCP_ESTABLISHED)
+		ds->established = true;
+	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT) {
 		deter_rec_select(ds, sk);
-	else if (newstate == TCP_ESTABLISHED && READ_ONCE(ds->rec))
+	} else if (newstate == TCP_ESTABLISHED && READ_ONCE(ds->rec)) {
+		/* Only the child that won the handshake gets here. */
+		if (ds->child)
+			deter_rec_synack_emit(ds, sk);
 		deter_rec_conn(ds, sk, oldstate == TCP_SYN_SENT);
+	}
 }
 
 static void deter_rec_find_tp(struct tracepoint *tp, void *priv)

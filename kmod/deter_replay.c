@@ -435,7 +435,62 @@ static bool deter_rpl_app_turn(struct deter_rpl *rpl)
 	return turn;
 }
 
-void deter_replay_sk_lock_wait(struct sock *sk)
+/*
+ * Is an owned (backlogged) segment due before the owner's next event of
+ * its own? The owner's own events are its clock reads and socket calls,
+ * each on its cursor. Under rpl->lock.
+ */
+static bool deter_rpl_backlog_due(struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *e = deter_rpl_at(rpl, rpl->ctx);
+	u32 i;
+
+	if (rpl->state != DETER_RPL_RUNNING || !e || e->type != DETER_EV_RX ||
+	    !(e->b & DETER_RX_OWNED))
+		return false;
+	for (i = min(rpl->clk, rpl->call); i < rpl->ctx; i++) {
+		e = &rpl->ev[i];
+		if (i >= rpl->clk && e->type == DETER_EV_VALUE &&
+		    e->sub == DETER_V_CLOCK)
+			return false;
+		if (i >= rpl->call && (e->type == DETER_EV_CALL ||
+				       e->type == DETER_EV_CALL_DONE))
+			return false;
+	}
+	return true;
+}
+
+static bool deter_rpl_backlog_done(struct deter_rpl *rpl)
+{
+	bool due;
+
+	spin_lock_bh(&rpl->lock);
+	due = deter_rpl_backlog_due(rpl);
+	spin_unlock_bh(&rpl->lock);
+	return !due;
+}
+
+/*
+ * The app now owns the socket. Segments the log says arrived while it did,
+ * before it did anything else, go to the backlog now: the owner looks at
+ * its backlog (tcp_recvmsg(), sk_flush_backlog()) without a hook.
+ */
+static void deter_rpl_owner_backlog(struct deter_rpl *rpl)
+{
+	if (deter_rpl_backlog_done(rpl))
+		return;
+	deter_rpl_kick(rpl, 0);
+	if (!wait_event_timeout(rpl->wq, deter_rpl_backlog_done(rpl),
+				DETER_RPL_APP_WAIT)) {
+		spin_lock_bh(&rpl->lock);
+		deter_rpl_diverge(rpl, "event %u: stuck: a backlogged segment did not arrive",
+				  rpl->ev[rpl->ctx].seq);
+		spin_unlock_bh(&rpl->lock);
+		wake_up_all(&rpl->wq);
+	}
+}
+
+void deter_replay_sk_lock_wait(struct sock *sk, bool owned)
 {
 	struct deter_rpl *rpl = deter_rpl_get(sk);
 	char want[48];
@@ -443,6 +498,10 @@ void deter_replay_sk_lock_wait(struct sock *sk)
 	if (!rpl || rpl->driver == current)
 		return;
 	atomic_inc(&rpl->users);
+	if (owned) {
+		deter_rpl_owner_backlog(rpl);
+		goto out;
+	}
 	deter_rpl_kick(rpl, 0);
 	if (!wait_event_timeout(rpl->wq, deter_rpl_app_turn(rpl),
 				DETER_RPL_APP_WAIT)) {
@@ -455,6 +514,7 @@ void deter_replay_sk_lock_wait(struct sock *sk)
 		spin_unlock_bh(&rpl->lock);
 		wake_up_all(&rpl->wq);
 	}
+out:
 	if (atomic_dec_and_test(&rpl->users))
 		wake_up_all(&deter_rpl_users_wq);
 }
@@ -665,7 +725,10 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 	const struct tcphdr *th;
 	const struct iphdr *iph;
 
-	if (!READ_ONCE(deter_rpl_armed) || sk->sk_protocol != IPPROTO_TCP)
+	if (!READ_ONCE(deter_rpl_armed))
+		return false;
+	/* A request socket has only the common fields: no sk_protocol. */
+	if (what != DETER_VAL_SYNACK_CLOCK && sk->sk_protocol != IPPROTO_TCP)
 		return false;
 
 	switch (what) {

@@ -29,7 +29,7 @@ int deter_replay_arm(bool on);
 bool deter_replay_active(void);
 
 bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run);
-void deter_replay_sk_lock_wait(struct sock *sk);
+void deter_replay_sk_lock_wait(struct sock *sk, bool owned);
 void deter_replay_sk_release(struct sock *sk);
 bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken);
 bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg);

@@ -36,6 +36,7 @@ struct rec_conn {
 	uint32_t records;		/* records received, all kinds */
 	uint32_t max_seq;		/* highest sequence seen */
 	uint32_t final_seq;		/* the summary's sequence, 0 if none */
+	int discard;			/* a handshake's losing duplicate */
 	uint64_t first_ts, last_ts;	/* trace timestamps, ns */
 };
 
@@ -176,6 +177,10 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 
 	if (!c)
 		return -1;
+	if (final == DETER_STATE_DISCARD) {
+		c->discard = 1;
+		return 0;
+	}
 	if (c->nstates == c->scap) {
 		c->scap = c->scap ? c->scap * 2 : 16;
 		ns = realloc(c->states, c->scap * sizeof(*ns));
@@ -278,6 +283,11 @@ int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 		while ((c = *pp)) {
 			int whole = c->records == c->max_seq;
 
+			if (c->discard && (whole || stopping)) {
+				*pp = c->next;
+				rec_conn_free(c);
+				continue;
+			}
 			if (c->final_seq && whole) {
 				status = 0;
 			} else if (stopping) {

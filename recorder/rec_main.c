@@ -499,7 +499,7 @@ static const char *const rec_net_names[DETER_NET_MAX] = {
 };
 
 static const char *const rec_cfg_names[DETER_CFG_MAX] = {
-	"sndbuf", "rcvbuf", "nodelay", "user_mss",
+	"sndbuf", "rcvbuf", "nodelay", "user_mss", "offload",
 };
 
 static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
@@ -568,6 +568,13 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		}
 		break;
 	case DETER_EV_CONFIG:
+		if (e->sub == DETER_CFG_OFFLOAD && !json) {
+			printf("config     offload tso %s gso %s gro %s\n",
+			       e->a & DETER_OFFLOAD_TSO ? "on" : "off",
+			       e->a & DETER_OFFLOAD_GSO ? "on" : "off",
+			       e->a & DETER_OFFLOAD_GRO ? "on" : "off");
+			break;
+		}
 		printf(json ? "\"event\":\"config\",\"field\":\"%s\",\"value\":%llu}\n" :
 			      "config     %s = %llu\n",
 		       rec_cfg_names[e->sub], (unsigned long long)e->a);

@@ -791,7 +791,7 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 /* One run: 0 verified, 1 diverged, -1 error (already printed). */
 static int replay_run_once(struct replay_ctx *ctx, unsigned long long n)
 {
-	const struct deter_log_header *hdr[REPLAY_END_MAX];
+	const struct rec_log *logs[REPLAY_END_MAX];
 	struct replay_run r;
 	enum replay_verdict v = REPLAY_ERROR;
 	char *err = NULL, what[64];
@@ -802,9 +802,9 @@ static int replay_run_once(struct replay_ctx *ctx, unsigned long long n)
 	for (e = 0; e < REPLAY_END_MAX; e++) {
 		r.corr[e].out = -1;
 		r.gen[e].out = -1;
-		hdr[e] = &ctx->pair.log[e]->hdr;
+		logs[e] = ctx->pair.log[e];
 	}
-	if (replay_net_create(&r.net, hdr, &err)) {
+	if (replay_net_create(&r.net, logs, &err)) {
 		replay_fail_err(&err);
 		goto stop;
 	}

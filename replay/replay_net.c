@@ -190,6 +190,23 @@ static int replay_net_host(struct replay_host *h, char **err)
 	    REPLAY_RUN(err, "ip", "netns", "exec", h->ns, "sysctl", "-qw", ts, sack, ws, ecn) ||
 	    REPLAY_RUN(err, "ip", "netns", "exec", h->ns, "nft", rules))
 		return -1;
+	if (!(h->offload & DETER_OFFLOAD_KNOWN))
+		return 0;
+	return REPLAY_RUN(err, "ip", "netns", "exec", h->ns, "ethtool", "-K", h->dev,
+			  "tso", h->offload & DETER_OFFLOAD_TSO ? "on" : "off",
+			  "gso", h->offload & DETER_OFFLOAD_GSO ? "on" : "off",
+			  "gro", h->offload & DETER_OFFLOAD_GRO ? "on" : "off");
+}
+
+/* The first offload settings a log recorded; 0 if it has none. */
+static uint32_t replay_net_offload(const struct rec_log *log)
+{
+	size_t i;
+
+	for (i = 0; i < log->nevs; i++)
+		if (log->evs[i].type == DETER_EV_CONFIG &&
+		    log->evs[i].sub == DETER_CFG_OFFLOAD)
+			return log->evs[i].a;
 	return 0;
 }
 
@@ -201,14 +218,15 @@ static int replay_net_addr_ok(uint32_t a)
 /**
  * replay_net_create() - build the two-host testbed
  * @net: filled; destroy with replay_net_destroy() even on failure
- * @hdr: the log headers of the active end [0] and the passive end [1]
+ * @log: the logs of the active end [0] and the passive end [1]
  * @err: set on failure
  *
  * Return: 0, or -1 with *err set.
  */
-int replay_net_create(struct replay_net *net, const struct deter_log_header *hdr[2],
+int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 		      char **err)
 {
+	const struct deter_log_header *hdr[2] = { &log[0]->hdr, &log[1]->hdr };
 	char ip[INET_ADDRSTRLEN];
 	int i;
 
@@ -222,6 +240,7 @@ int replay_net_create(struct replay_net *net, const struct deter_log_header *hdr
 		h->addr = hdr[i]->saddr;
 		h->peer = hdr[i]->daddr;
 		h->flags = hdr[i]->flags;
+		h->offload = replay_net_offload(log[i]);
 		h->queue = REPLAY_NET_QUEUE + i;
 		if (!replay_net_addr_ok(h->addr)) {
 			replay_net_ip(ip, sizeof(ip), h->addr);

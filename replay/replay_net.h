@@ -15,6 +15,8 @@
 
 #include "deter_abi.h"
 
+struct rec_log;
+
 /* One testbed host: the namespace one connection end replays in. */
 struct replay_host {
 	char name[2];		/* "a" (active end) or "b" */
@@ -23,6 +25,7 @@ struct replay_host {
 	uint32_t addr;		/* this end's address, IPv4, host order */
 	uint32_t peer;		/* the other end's */
 	uint32_t flags;		/* DETER_CONN_* negotiated */
+	uint32_t offload;	/* DETER_OFFLOAD_* of the recorded device */
 	uint16_t queue;		/* NFQUEUE number of its ingress TCP */
 	int made;		/* 1: namespace exists */
 };
@@ -38,7 +41,7 @@ struct replay_proc {
 	char what[32];		/* names it in messages */
 };
 
-int replay_net_create(struct replay_net *net, const struct deter_log_header *hdr[2],
+int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 		      char **err);
 int replay_net_destroy(struct replay_net *net, char **err);
 int replay_net_enter(const char *ns, char **err);
