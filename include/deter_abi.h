@@ -60,6 +60,7 @@ enum deter_lock {
 	DETER_LOCK_KEEPALIVE_TIMER,	/* keepalive, FIN_WAIT2 */
 	DETER_LOCK_COMP_ACK_TIMER,	/* SACK compression */
 	DETER_LOCK_TSQ,			/* TSQ tasklet, pacing timer */
+	DETER_LOCK_BACKLOG,		/* owner takes a backlog batch */
 	DETER_LOCK_MAX,
 };
 
@@ -87,6 +88,7 @@ enum deter_cfg {
 	DETER_CFG_NODELAY,	/* tp->nonagle bits */
 	DETER_CFG_USER_MSS,	/* TCP_MAXSEG, bytes */
 	DETER_CFG_OFFLOAD,	/* route device's offloads, DETER_OFFLOAD_* */
+	DETER_CFG_USERLOCKS,	/* buffer sizes the app set: DETER_LOCK_*BUF */
 	DETER_CFG_MAX,
 };
 
@@ -100,6 +102,10 @@ enum deter_cfg {
 #define DETER_OFFLOAD_GSO	0x2
 #define DETER_OFFLOAD_GRO	0x4
 #define DETER_OFFLOAD_KNOWN	0x8	/* the route had a device */
+
+/* DETER_CFG_USERLOCKS bits (sk_userlocks): no autotuning of that buffer. */
+#define DETER_LOCK_SNDBUF	0x1	/* SO_SNDBUF set */
+#define DETER_LOCK_RCVBUF	0x2	/* SO_RCVBUF set */
 
 /* RX event flags, b above (low two bits: the IP ECN field). */
 enum {
@@ -201,12 +207,15 @@ enum {
  *                 this socket's previous event: delta (the first: absolute)
  *   SYNACK_CLOCK  the TCP clock when a SYN-ACK was built (passive end), ns
  *   IP_ID         the first IP ID of this end's connected socket
+ *   SYN_IPID      the IP ID of the SYN that opened the handshake (passive
+ *                 end): SYNs the peer sent before it were lost
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
 	DETER_V_JIFFIES,
 	DETER_V_SYNACK_CLOCK,
 	DETER_V_IP_ID,
+	DETER_V_SYN_IPID,
 	DETER_V_MAX,
 };
 

@@ -46,7 +46,7 @@ struct deter_sock {
 	u32 rx_zero_wnd;		/* segments advertising a zero window */
 
 	/* configuration last recorded, under the socket lock */
-	u32 cfg[5];			/* indexed by enum deter_cfg */
+	u32 cfg[6];			/* indexed by enum deter_cfg */
 
 	/* kernel values last recorded */
 	bool jif_primed;		/* jif_last is set */

@@ -73,7 +73,7 @@ static u64 deter_op_value(const struct sock *sk, const struct sk_buff *skb,
 
 	if (deter_replay_value(sk, skb, what, &v))
 		return v;
-	deter_rec_value(sk, what, val);
+	deter_rec_value(sk, skb, what, val);
 	return val;
 }
 

@@ -81,6 +81,7 @@ static const u8 deter_rec_lock_abi[DETER_SITE_MAX] = {
 	[DETER_SITE_LOCK_KEEPALIVE_TIMER] = DETER_LOCK_KEEPALIVE_TIMER,
 	[DETER_SITE_LOCK_COMP_ACK_TIMER] = DETER_LOCK_COMP_ACK_TIMER,
 	[DETER_SITE_LOCK_TSQ] = DETER_LOCK_TSQ,
+	[DETER_SITE_LOCK_BACKLOG] = DETER_LOCK_BACKLOG,
 };
 
 static const u8 deter_rec_call_abi[DETER_CALL_MAX] = {
@@ -138,9 +139,10 @@ static void deter_rec_jiffies(struct deter_sock *ds)
 }
 
 /*
- * SYN-ACK clocks wait here, by ports, for the child socket the handshake
- * creates. A slot taken by another handshake is overwritten; the child of
- * the lost one then has no SYN-ACK clock, and its replay says so.
+ * What a passive handshake leaves before its child socket exists, the
+ * SYN's IP ID and the SYN-ACK clocks, waits here by ports. A slot taken
+ * by another handshake is overwritten; the child of the lost one then
+ * lacks those values, and its replay says so.
  */
 #define DETER_REC_SYNACK_SLOTS	64
 #define DETER_REC_SYNACK_MAX	4	/* SYN-ACKs per handshake */
@@ -148,38 +150,48 @@ static void deter_rec_jiffies(struct deter_sock *ds)
 static struct {
 	u16 sport, dport;
 	u8 n;
+	bool have_syn;
+	u16 syn_ipid;
 	u64 ns[DETER_REC_SYNACK_MAX];
 } deter_rec_synack[DETER_REC_SYNACK_SLOTS];
 static DEFINE_SPINLOCK(deter_rec_synack_lock);
 
+/* The slot of a handshake, claimed for it. Under deter_rec_synack_lock. */
 static unsigned int deter_rec_synack_slot(u16 sport, u16 dport)
 {
-	return (sport * 31U + dport) % DETER_REC_SYNACK_SLOTS;
+	unsigned int i = (sport * 31U + dport) % DETER_REC_SYNACK_SLOTS;
+
+	if (deter_rec_synack[i].sport != sport ||
+	    deter_rec_synack[i].dport != dport) {
+		deter_rec_synack[i].sport = sport;
+		deter_rec_synack[i].dport = dport;
+		deter_rec_synack[i].n = 0;
+		deter_rec_synack[i].have_syn = false;
+	}
+	return i;
 }
 
 /**
  * deter_rec_value() - TCP used a value it took from the kernel
- * @sk: the socket (the request socket for DETER_VAL_SYNACK_CLOCK)
+ * @sk: the socket (the request socket for DETER_VAL_SYNACK_CLOCK, the
+ *	listener for a passive ISN)
+ * @skb: the SYN, for a passive ISN and TS offset; else NULL
  * @what: which value
  * @val: the value
  */
-void deter_rec_value(const struct sock *sk, enum deter_value what, u64 val)
+void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
+		     enum deter_value what, u64 val)
 {
 	struct deter_sock *ds;
 	unsigned int i;
+	u32 seq;
 
 	if (!READ_ONCE(deter_rec_armed))
 		return;
 	/* A request socket has only the common fields: no sk_protocol. */
 	if (what == DETER_VAL_SYNACK_CLOCK) {
-		i = deter_rec_synack_slot(sk->sk_num, ntohs(sk->sk_dport));
 		spin_lock_bh(&deter_rec_synack_lock);
-		if (deter_rec_synack[i].sport != sk->sk_num ||
-		    deter_rec_synack[i].dport != ntohs(sk->sk_dport)) {
-			deter_rec_synack[i].sport = sk->sk_num;
-			deter_rec_synack[i].dport = ntohs(sk->sk_dport);
-			deter_rec_synack[i].n = 0;
-		}
+		i = deter_rec_synack_slot(sk->sk_num, ntohs(sk->sk_dport));
 		if (deter_rec_synack[i].n < DETER_REC_SYNACK_MAX)
 			deter_rec_synack[i].ns[deter_rec_synack[i].n++] = val;
 		spin_unlock_bh(&deter_rec_synack_lock);
@@ -187,14 +199,28 @@ void deter_rec_value(const struct sock *sk, enum deter_value what, u64 val)
 	}
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return;
+	if (what == DETER_VAL_ISN && skb && skb->protocol == htons(ETH_P_IP)) {
+		/* A new handshake: its SYN. */
+		spin_lock_bh(&deter_rec_synack_lock);
+		i = deter_rec_synack_slot(ntohs(tcp_hdr(skb)->dest),
+					  ntohs(tcp_hdr(skb)->source));
+		deter_rec_synack[i].n = 0;
+		deter_rec_synack[i].have_syn = true;
+		deter_rec_synack[i].syn_ipid = ntohs(ip_hdr(skb)->id);
+		spin_unlock_bh(&deter_rec_synack_lock);
+		return;
+	}
 	ds = deter_rec_get(sk);
 	if (!ds)
 		return;
 	switch (what) {
 	case DETER_VAL_CLOCK:
-		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CLOCK,
-			       ds->clk_last ? val - ds->clk_last : val, 0, 0);
+		seq = deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CLOCK,
+				     ds->clk_last ? val - ds->clk_last : val,
+				     0, 0);
 		ds->clk_last = val;
+		if (unlikely(deter_debug_clock))
+			deter_debug_clock_read("rec", seq);
 		break;
 	case DETER_VAL_IP_ID:
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_IP_ID, val, 0, 0);
@@ -204,23 +230,27 @@ void deter_rec_value(const struct sock *sk, enum deter_value what, u64 val)
 	}
 }
 
-/* A passive end's SYN-ACK clocks, kept until the child exists. */
+/* A passive end's handshake values, kept until the child exists. */
 static void deter_rec_synack_emit(struct deter_sock *ds,
 				  const struct sock *newsk)
 {
 	u64 ns[DETER_REC_SYNACK_MAX];
 	unsigned int i, n = 0;
+	bool have_syn;
+	u16 syn_ipid;
 
-	i = deter_rec_synack_slot(newsk->sk_num, ntohs(newsk->sk_dport));
 	spin_lock_bh(&deter_rec_synack_lock);
-	if (deter_rec_synack[i].sport == newsk->sk_num &&
-	    deter_rec_synack[i].dport == ntohs(newsk->sk_dport)) {
-		n = deter_rec_synack[i].n;
-		memcpy(ns, deter_rec_synack[i].ns, sizeof(ns));
-		deter_rec_synack[i].sport = 0;
-		deter_rec_synack[i].n = 0;
-	}
+	i = deter_rec_synack_slot(newsk->sk_num, ntohs(newsk->sk_dport));
+	n = deter_rec_synack[i].n;
+	memcpy(ns, deter_rec_synack[i].ns, sizeof(ns));
+	have_syn = deter_rec_synack[i].have_syn;
+	syn_ipid = deter_rec_synack[i].syn_ipid;
+	deter_rec_synack[i].sport = 0;
+	deter_rec_synack[i].dport = 0;
 	spin_unlock_bh(&deter_rec_synack_lock);
+	if (have_syn)
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYN_IPID, syn_ipid,
+			       0, 0);
 	for (i = 0; i < n; i++)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYNACK_CLOCK, ns[i],
 			       0, 0);
@@ -310,6 +340,9 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 		[DETER_CFG_NODELAY] = tp->nonagle,
 		[DETER_CFG_USER_MSS] = tp->rx_opt.user_mss,
 		[DETER_CFG_OFFLOAD] = deter_rec_offload(sk),
+		[DETER_CFG_USERLOCKS] =
+			(sk->sk_userlocks & SOCK_SNDBUF_LOCK ? DETER_LOCK_SNDBUF : 0) |
+			(sk->sk_userlocks & SOCK_RCVBUF_LOCK ? DETER_LOCK_RCVBUF : 0),
 	};
 	unsigned int i;
 

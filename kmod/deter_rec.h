@@ -33,7 +33,8 @@ void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 		       u32 flags);
 void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret);
 
-void deter_rec_value(const struct sock *sk, enum deter_value what, u64 val);
+void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
+		     enum deter_value what, u64 val);
 void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb);
 void deter_rec_close(struct deter_sock *ds, struct sock *sk);
 void deter_rec_lost(const struct sock *sk, u32 reason);

@@ -37,6 +37,7 @@
 #include <linux/tcp.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/stacktrace.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/inet_connection_sock.h>
@@ -55,6 +56,7 @@
 #define DETER_RPL_MAX_HELD	1024	/* segments held back per socket */
 #define DETER_RPL_LOOKAHEAD	8192	/* events searched for a held segment */
 #define DETER_RPL_APP_WAIT	(10 * HZ)
+#define DETER_RPL_WINDOW_WAIT	(2 * HZ)
 #define DETER_RPL_TASKS		16
 
 enum deter_rpl_state {
@@ -95,6 +97,26 @@ struct deter_rpl {
 	atomic_t users;			/* processes sleeping on wq */
 };
 
+bool deter_debug_clock;
+module_param_named(debug_clock, deter_debug_clock, bool, 0644);
+MODULE_PARM_DESC(debug_clock, "log (KERN_DEBUG) every TCP clock read of a recorded or replayed socket, with its callers");
+
+/**
+ * deter_debug_clock_read() - trace a clock read, for debugging replays
+ * @what: "rec" or "rpl"
+ * @seq: the VALUE event's sequence number
+ */
+void deter_debug_clock_read(const char *what, u32 seq)
+{
+	unsigned long st[6];
+	unsigned int n = stack_trace_save(st, ARRAY_SIZE(st), 3);
+
+	printk(KERN_DEBUG "deter: %s clock seq %u cpu %d %s %pS < %pS < %pS\n", what, seq,
+		     smp_processor_id(), in_task() ? current->comm : "bh",
+		     (void *)(n > 0 ? st[0] : 0), (void *)(n > 1 ? st[1] : 0),
+		     (void *)(n > 2 ? st[2] : 0));
+}
+
 static LIST_HEAD(deter_rpl_list);
 static DEFINE_MUTEX(deter_rpl_mutex);	/* list changes, arming */
 static bool deter_rpl_armed __read_mostly;
@@ -117,6 +139,7 @@ static const char *const deter_rpl_lock_names[DETER_LOCK_MAX] = {
 	[DETER_LOCK_KEEPALIVE_TIMER] = "keepalive timer",
 	[DETER_LOCK_COMP_ACK_TIMER] = "compressed-ACK timer",
 	[DETER_LOCK_TSQ] = "TSQ",
+	[DETER_LOCK_BACKLOG] = "backlog batch",
 };
 
 static const u8 deter_rpl_site_lock[DETER_SITE_MAX] = {
@@ -126,6 +149,7 @@ static const u8 deter_rpl_site_lock[DETER_SITE_MAX] = {
 	[DETER_SITE_LOCK_KEEPALIVE_TIMER] = DETER_LOCK_KEEPALIVE_TIMER,
 	[DETER_SITE_LOCK_COMP_ACK_TIMER] = DETER_LOCK_COMP_ACK_TIMER,
 	[DETER_SITE_LOCK_TSQ] = DETER_LOCK_TSQ,
+	[DETER_SITE_LOCK_BACKLOG] = DETER_LOCK_BACKLOG,
 };
 
 bool deter_replay_active(void)
@@ -264,7 +288,7 @@ static void deter_rpl_describe(const struct deter_replay_ev *e, char *buf,
 		snprintf(buf, len, "the end of the log");
 	else if (e->type == DETER_EV_LOCK && e->sub < DETER_LOCK_MAX)
 		snprintf(buf, len, "%s%s", deter_rpl_lock_names[e->sub],
-			 e->a ? " (deferred)" : "");
+			 e->a && e->sub != DETER_LOCK_BACKLOG ? " (deferred)" : "");
 	else if (e->type == DETER_EV_RX && (e->b & DETER_RX_SYN))
 		snprintf(buf, len, "a SYN segment");
 	else if (e->type == DETER_EV_RX)
@@ -394,10 +418,10 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 	*run = true;
 	if (!rpl)
 		return false;
-	if (rpl->driver == current)
+	if (rpl->driver == current && site != DETER_SITE_LOCK_BACKLOG)
 		return true;
 	who = deter_rpl_site_lock[site];
-	if (site != DETER_SITE_LOCK_APP) {
+	if (site != DETER_SITE_LOCK_APP && site != DETER_SITE_LOCK_BACKLOG) {
 		deter_rpl_set_cpu(rpl);
 		if (this_cpu_read(deter_rpl_firing) != sk) {
 			*run = false;	/* a real firing: the log decides */
@@ -448,8 +472,20 @@ static bool deter_rpl_backlog_due(struct deter_rpl *rpl)
 	if (rpl->state != DETER_RPL_RUNNING || !e || e->type != DETER_EV_RX ||
 	    !(e->b & DETER_RX_OWNED))
 		return false;
-	for (i = min(rpl->clk, rpl->call); i < rpl->ctx; i++) {
-		e = &rpl->ev[i];
+	/*
+	 * Not before the owner's events logged ahead of it, and not before
+	 * its last event ahead of the batch that takes it: the owner checks
+	 * its backlog between events, and one that finds the segment too
+	 * early takes it in the wrong batch.
+	 */
+	for (i = min(rpl->clk, rpl->call);
+	     (e = deter_rpl_at(rpl, i)) && i < rpl->ctx + DETER_RPL_LOOKAHEAD;
+	     i++) {
+		if (i > rpl->ctx && e->type == DETER_EV_LOCK &&
+		    e->sub == DETER_LOCK_BACKLOG)
+			break;
+		if (i > rpl->ctx && deter_rpl_is_ctx(e) && !deter_rpl_is_owned(e))
+			break;
 		if (i >= rpl->clk && e->type == DETER_EV_VALUE &&
 		    e->sub == DETER_V_CLOCK)
 			return false;
@@ -460,33 +496,138 @@ static bool deter_rpl_backlog_due(struct deter_rpl *rpl)
 	return true;
 }
 
-static bool deter_rpl_backlog_done(struct deter_rpl *rpl)
-{
-	bool due;
+static u64 deter_rpl_rx_idx(const struct deter_sock *ds,
+			    const struct sk_buff *skb);
+static bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn,
+			       u64 idx);
+static void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb);
 
-	spin_lock_bh(&rpl->lock);
-	due = deter_rpl_backlog_due(rpl);
-	spin_unlock_bh(&rpl->lock);
-	return !due;
+/* The held segment RX event @e logs, if it is here. Under rpl->lock. */
+static struct sk_buff *deter_rpl_held_find(struct deter_rpl *rpl,
+					   const struct deter_replay_ev *e)
+{
+	struct sk_buff *skb;
+
+	skb_queue_walk(&rpl->held, skb)
+		if (deter_rpl_rx_match(e, tcp_hdr(skb)->syn,
+				       deter_rpl_rx_idx(rpl->ds, skb)))
+			return skb;
+	return NULL;
 }
 
 /*
- * The app now owns the socket. Segments the log says arrived while it did,
- * before it did anything else, go to the backlog now: the owner looks at
- * its backlog (tcp_recvmsg(), sk_flush_backlog()) without a hook.
+ * Backlog the segments that are due now, in the owner's context: those
+ * the log has arriving after the owner's last event and before its next
+ * one. The owner takes the backlog in batches (__release_sock(),
+ * __sk_flush_backlog()) and each batch starts with a clock read, so
+ * feeding at each of the owner's events builds the recorded batches.
+ * The caller owns @sk and does not hold its spinlock.
  */
-static void deter_rpl_owner_backlog(struct deter_rpl *rpl)
+static void deter_rpl_backlog_feed(struct deter_rpl *rpl, struct sock *sk)
 {
-	if (deter_rpl_backlog_done(rpl))
-		return;
-	deter_rpl_kick(rpl, 0);
-	if (!wait_event_timeout(rpl->wq, deter_rpl_backlog_done(rpl),
-				DETER_RPL_APP_WAIT)) {
+	struct sk_buff *skb;
+	int n;
+
+	for (n = 0; n < DETER_RPL_MAX_HELD; n++) {
+		skb = NULL;
 		spin_lock_bh(&rpl->lock);
-		deter_rpl_diverge(rpl, "event %u: stuck: a backlogged segment did not arrive",
-				  rpl->ev[rpl->ctx].seq);
+		if (deter_rpl_backlog_due(rpl))
+			skb = deter_rpl_held_find(rpl, &rpl->ev[rpl->ctx]);
+		if (skb)
+			__skb_unlink(skb, &rpl->held);
 		spin_unlock_bh(&rpl->lock);
-		wake_up_all(&rpl->wq);
+		if (unlikely(deter_debug_clock))
+			printk(KERN_DEBUG "deter: rpl %u feed at event %u: %s\n",
+			       rpl->hdr.sport, rpl->ev[rpl->ctx].seq,
+			       skb ? "backlogged" : "nothing due here");
+		if (!skb)
+			return;
+		deter_rpl_reinject(sk, skb);	/* deter_replay_sk_rx() takes it */
+	}
+}
+
+/* A segment is due for the backlog and has arrived. */
+static bool deter_rpl_backlog_feedable(struct deter_rpl *rpl)
+{
+	bool feedable;
+
+	spin_lock_bh(&rpl->lock);
+	feedable = deter_rpl_backlog_due(rpl) &&
+		   deter_rpl_held_find(rpl, &rpl->ev[rpl->ctx]);
+	spin_unlock_bh(&rpl->lock);
+	return feedable;
+}
+
+/* Nothing to backlog now, or what is due has arrived. */
+static bool deter_rpl_backlog_ready(struct deter_rpl *rpl)
+{
+	bool ready;
+
+	spin_lock_bh(&rpl->lock);
+	ready = !deter_rpl_backlog_due(rpl) ||
+		deter_rpl_held_find(rpl, &rpl->ev[rpl->ctx]);
+	spin_unlock_bh(&rpl->lock);
+	return ready;
+}
+
+/*
+ * Have the segments logged as arriving during this ownership arrived?
+ * Those of the next two backlog batches, before anything this end sent
+ * since (a send-time sample) could have caused them. Under rpl->lock.
+ */
+static bool deter_rpl_window_held(struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *e;
+	unsigned int batches = 0;
+	u32 i;
+
+	for (i = rpl->ctx; (e = deter_rpl_at(rpl, i)) &&
+	     i - rpl->ctx < DETER_RPL_LOOKAHEAD; i++) {
+		if ((deter_rpl_is_ctx(e) && !deter_rpl_is_owned(e)) ||
+		    e->type == DETER_EV_SAMPLE)
+			break;
+		if (e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_BACKLOG &&
+		    ++batches == 2)
+			break;
+		if (e->type == DETER_EV_RX && !deter_rpl_held_find(rpl, e))
+			return false;
+	}
+	return true;
+}
+
+static bool deter_rpl_window_ready(struct deter_rpl *rpl)
+{
+	bool ready;
+
+	spin_lock_bh(&rpl->lock);
+	ready = rpl->state != DETER_RPL_RUNNING || deter_rpl_window_held(rpl);
+	spin_unlock_bh(&rpl->lock);
+	return ready;
+}
+
+/*
+ * Feed the backlog until what is due is done, waiting for segments on
+ * their way. Process context, owning @sk.
+ */
+static void deter_rpl_owner_backlog(struct deter_rpl *rpl, struct sock *sk)
+{
+	for (;;) {
+		deter_rpl_backlog_feed(rpl, sk);
+		if (!wait_event_timeout(rpl->wq, deter_rpl_backlog_ready(rpl),
+					DETER_RPL_APP_WAIT)) {
+			spin_lock_bh(&rpl->lock);
+			deter_rpl_diverge(rpl, "event %u: stuck: a backlogged segment did not arrive",
+					  rpl->ev[rpl->ctx].seq);
+			spin_unlock_bh(&rpl->lock);
+			wake_up_all(&rpl->wq);
+			return;
+		}
+		spin_lock_bh(&rpl->lock);
+		if (!deter_rpl_backlog_due(rpl)) {
+			spin_unlock_bh(&rpl->lock);
+			return;
+		}
+		spin_unlock_bh(&rpl->lock);
 	}
 }
 
@@ -499,7 +640,24 @@ void deter_replay_sk_lock_wait(struct sock *sk, bool owned)
 		return;
 	atomic_inc(&rpl->users);
 	if (owned) {
-		deter_rpl_owner_backlog(rpl);
+		/*
+		 * The owner looks at its backlog between its events, without
+		 * hooks that may sleep; segments due then are backlogged from
+		 * its clock reads and calls, so they must be here already.
+		 * They were sent before the owner's actions could cause them
+		 * (an RTT is longer than an ownership), so waiting is safe; a
+		 * log that says otherwise is replayed as best it can.
+		 */
+		long left = wait_event_timeout(rpl->wq,
+					       deter_rpl_window_ready(rpl),
+					       DETER_RPL_WINDOW_WAIT);
+
+		if (unlikely(deter_debug_clock))
+			printk(KERN_DEBUG "deter: rpl %u window at event %u: %s, %ld jiffies left, %u held\n",
+			       rpl->hdr.sport, rpl->ev[rpl->ctx].seq,
+			       left ? "all here" : "timed out", left,
+			       skb_queue_len(&rpl->held));
+		deter_rpl_owner_backlog(rpl, sk);
 		goto out;
 	}
 	deter_rpl_kick(rpl, 0);
@@ -519,16 +677,27 @@ out:
 		wake_up_all(&deter_rpl_users_wq);
 }
 
-static bool deter_rpl_owned_turn(struct deter_rpl *rpl)
+/*
+ * Ready to release: nothing is due for the backlog before the owner's
+ * next batch, and the handler caller has flagged the deferred work the
+ * log has next (tcp_release_cb() runs it).
+ */
+static bool deter_rpl_release_ready(struct deter_rpl *rpl)
 {
 	const struct deter_replay_ev *e;
-	bool turn;
+	bool ready = true;
 
 	spin_lock_bh(&rpl->lock);
 	e = deter_rpl_at(rpl, rpl->ctx);
-	turn = rpl->state == DETER_RPL_RUNNING && e && deter_rpl_is_owned(e);
+	if (rpl->state != DETER_RPL_RUNNING || !e || !deter_rpl_is_owned(e))
+		goto out;
+	if (e->type == DETER_EV_RX)
+		ready = !deter_rpl_backlog_due(rpl);
+	else if (e->type == DETER_EV_LOCK)
+		ready = e->sub == DETER_LOCK_BACKLOG;
+out:
 	spin_unlock_bh(&rpl->lock);
-	return turn;
+	return ready;
 }
 
 void deter_replay_sk_release(struct sock *sk)
@@ -540,13 +709,22 @@ void deter_replay_sk_release(struct sock *sk)
 	atomic_inc(&rpl->users);
 	/* What arrived while the app owned the socket is delivered first. */
 	deter_rpl_kick(rpl, 0);
-	if (!wait_event_timeout(rpl->wq, !deter_rpl_owned_turn(rpl),
-				DETER_RPL_APP_WAIT)) {
-		spin_lock_bh(&rpl->lock);
-		deter_rpl_diverge(rpl, "event %u: stuck: owner releases before its owned events",
-				  rpl->ev[rpl->ctx].seq);
-		spin_unlock_bh(&rpl->lock);
-		wake_up_all(&rpl->wq);
+	wait_event_timeout(rpl->wq, deter_rpl_window_ready(rpl),
+			   DETER_RPL_WINDOW_WAIT);
+	for (;;) {
+		deter_rpl_backlog_feed(rpl, sk);
+		if (deter_rpl_release_ready(rpl))
+			break;
+		if (!wait_event_timeout(rpl->wq, deter_rpl_release_ready(rpl) ||
+					deter_rpl_backlog_feedable(rpl),
+					DETER_RPL_APP_WAIT)) {
+			spin_lock_bh(&rpl->lock);
+			deter_rpl_diverge(rpl, "event %u: stuck: owner releases before its owned events",
+					  rpl->ev[rpl->ctx].seq);
+			spin_unlock_bh(&rpl->lock);
+			wake_up_all(&rpl->wq);
+			break;
+		}
 	}
 	if (atomic_dec_and_test(&rpl->users))
 		wake_up_all(&deter_rpl_users_wq);
@@ -590,7 +768,8 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	spin_lock(&rpl->lock);
 	e = deter_rpl_at(rpl, rpl->ctx);
 	if (e && deter_rpl_rx_match(e, syn, idx) &&
-	    !!(e->b & DETER_RX_OWNED) == owned) {
+	    !!(e->b & DETER_RX_OWNED) == owned &&
+	    (!owned || deter_rpl_backlog_due(rpl))) {
 		if (!syn) {
 			ds->rx_ref = idx;
 			ds->rx_primed = true;
@@ -648,6 +827,7 @@ bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
 	}
 	rpl->call = i + 1;
 	spin_unlock_bh(&rpl->lock);
+	deter_rpl_backlog_feed(rpl, sk);
 	return true;
 }
 
@@ -713,6 +893,9 @@ static u64 deter_rpl_clock(struct deter_rpl *rpl, u64 val)
 		rpl->clock += e->a;
 		val = rpl->clock;
 	}
+	if (unlikely(deter_debug_clock))
+		deter_debug_clock_read(rpl->hdr.flags & DETER_CONN_ACTIVE ?
+				       "rpl-a" : "rpl-b", e ? e->seq : 0);
 	spin_unlock_bh(&rpl->lock);
 	return val;
 }
@@ -792,6 +975,20 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		if (!rpl)
 			return false;
 		*val = deter_rpl_clock(rpl, *val);
+		/*
+		 * The owner, in process context and outside the spinlock (not
+		 * in tcp_release_cb()): segments logged after this read come
+		 * into the backlog now.
+		 */
+		if (unlikely(deter_debug_clock))
+			printk(KERN_DEBUG "deter: rpl %u clock feed? task %d owned %d locked %d ctx %u\n",
+			       rpl->hdr.sport, in_task(),
+			       sock_owned_by_user_nocheck(sk),
+			       spin_is_locked(&((struct sock *)sk)->sk_lock.slock),
+			       rpl->ev[rpl->ctx].seq);
+		if (in_task() && sock_owned_by_user_nocheck(sk) &&
+		    !spin_is_locked(&((struct sock *)sk)->sk_lock.slock))
+			deter_rpl_backlog_feed(rpl, (struct sock *)sk);
 		return true;
 	default:
 		return false;
@@ -983,16 +1180,16 @@ static void deter_rpl_work(struct work_struct *work)
 		owned = sock_owned_by_user_nocheck(sk);
 		want_owned = deter_rpl_is_owned(e);
 		if (e->type == DETER_EV_RX) {
-			found = NULL;
-			skb_queue_walk(&rpl->held, skb) {
-				u64 idx = deter_rpl_rx_idx(rpl->ds, skb);
-				bool syn = tcp_hdr(skb)->syn;
-
-				if (deter_rpl_rx_match(e, syn, idx)) {
-					found = skb;
-					break;
-				}
+			/*
+			 * Backlogged segments are the owner's to feed, at its
+			 * own events (deter_rpl_backlog_feed()): racing it
+			 * would split a batch.
+			 */
+			if (want_owned) {
+				spin_unlock_bh(&rpl->lock);
+				return;
 			}
+			found = deter_rpl_held_find(rpl, e);
 			if (!found || owned != want_owned) {
 				spin_unlock_bh(&rpl->lock);
 				if (found)	/* wait for the owner logged */
@@ -1005,7 +1202,7 @@ static void deter_rpl_work(struct work_struct *work)
 			continue;
 		}
 		spin_unlock_bh(&rpl->lock);
-		if (e->sub == DETER_LOCK_APP) {
+		if (e->sub == DETER_LOCK_APP || e->sub == DETER_LOCK_BACKLOG) {
 			wake_up_all(&rpl->wq);
 			return;
 		}

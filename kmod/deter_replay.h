@@ -30,6 +30,9 @@ bool deter_replay_active(void);
 
 bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run);
 void deter_replay_sk_lock_wait(struct sock *sk, bool owned);
+
+extern bool deter_debug_clock;
+void deter_debug_clock_read(const char *what, u32 seq);
 void deter_replay_sk_release(struct sock *sk);
 bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken);
 bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg);

@@ -258,6 +258,7 @@ static const char *const rec_value_names[DETER_V_MAX] = {
 	[DETER_V_JIFFIES] = "jiffies",
 	[DETER_V_SYNACK_CLOCK] = "synack_clock_ns",
 	[DETER_V_IP_ID] = "ip_id",
+	[DETER_V_SYN_IPID] = "syn_ipid",
 };
 
 static const char *rec_status_str(uint32_t status, char *buf, size_t len)
@@ -487,7 +488,7 @@ void rec_usage_show(FILE *f)
 
 static const char *const rec_lock_names[DETER_LOCK_MAX] = {
 	"app", "write-timer", "delack-timer", "keepalive-timer",
-	"comp-ack-timer", "tsq",
+	"comp-ack-timer", "tsq", "backlog",
 };
 
 static const char *const rec_call_names[DETER_ABI_CALL_MAX] = {
@@ -500,6 +501,7 @@ static const char *const rec_net_names[DETER_NET_MAX] = {
 
 static const char *const rec_cfg_names[DETER_CFG_MAX] = {
 	"sndbuf", "rcvbuf", "nodelay", "user_mss", "offload",
+	"userlocks",
 };
 
 static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
@@ -517,7 +519,8 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			      "lock       %s%s\n",
 		       rec_lock_names[e->sub],
 		       json ? (e->a ? "true" : "false") :
-			      (e->a ? " (deferred: socket owned)" : ""));
+			      (e->a && e->sub != DETER_LOCK_BACKLOG ?
+			       " (deferred: socket owned)" : ""));
 		break;
 	case DETER_EV_RX:
 		if (json) {

@@ -158,7 +158,7 @@ struct corr_pkt {
 	uint16_t sport, dport;		/* host byte order */
 	uint16_t ipid;
 	unsigned int ihl;		/* IP header length, bytes */
-	int syn;
+	int syn, ack;
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -411,6 +411,7 @@ static int corr_parse(const uint8_t *p, uint32_t len, struct corr_pkt *pk)
 	pk->sport = (uint16_t)(th[0] << 8 | th[1]);
 	pk->dport = (uint16_t)(th[2] << 8 | th[3]);
 	pk->syn = !!(th[13] & 0x02);
+	pk->ack = !!(th[13] & 0x10);
 	return 0;
 }
 
@@ -645,6 +646,11 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 		return corr_verdict(c, id, NF_ACCEPT, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 	fs = &c->fs[fi];
+	if (pk.syn && !pk.ack && fs->f->have_syn_ipid &&
+	    (int16_t)(pk.ipid - fs->f->syn_ipid) < 0) {
+		c->st->dropped++;	/* a SYN lost in the original */
+		return corr_verdict(c, id, NF_DROP, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+	}
 	if (pk.syn || !fs->f->narr) {
 		c->st->passed++;
 		return corr_verdict(c, id, NF_ACCEPT, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;

@@ -34,6 +34,9 @@ struct corr_flow {
 	uint16_t sport, dport;		/* peer's port, ours; host byte order */
 	const struct corr_arrival *arr;	/* original arrival order, no SYNs */
 	size_t narr;			/* entries in arr */
+	int have_syn_ipid;		/* 1: syn_ipid is known */
+	uint16_t syn_ipid;		/* IP ID of the SYN that got through;
+					 * earlier SYNs were lost */
 };
 
 /* What corr_run() did, for the caller's summary. */

@@ -205,6 +205,18 @@ static void *replay_gen_thread(void *arg)
 	return NULL;
 }
 
+/* A buffer size the app set: @bytes as the kernel keeps it, 0 for none. */
+static int replay_gen_setbuf(struct replay_gen_ctx *ctx, int fd, int opt,
+			     uint32_t bytes, const char *name)
+{
+	int val = bytes / 2;
+
+	if (!bytes || !setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val)))
+		return 0;
+	replay_gen_report(ctx, 'E', "%s %d: %s", name, val, strerror(errno));
+	return -1;
+}
+
 /* The connection's socket, opened as recorded; -1 after reporting E. */
 static int replay_gen_open(struct replay_gen_ctx *ctx)
 {
@@ -232,6 +244,13 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 				  errno == ENOENT ? " (not built into this kernel)" : "");
 		goto fail;
 	}
+	/*
+	 * The kernel doubles what SO_*BUF asks for; FORCE skips the
+	 * [rw]mem_max cap the recording host may not have had.
+	 */
+	if (replay_gen_setbuf(ctx, fd, SO_SNDBUFFORCE, cfg->plan->sndbuf, "SO_SNDBUFFORCE") ||
+	    replay_gen_setbuf(ctx, fd, SO_RCVBUFFORCE, cfg->plan->rcvbuf, "SO_RCVBUFFORCE"))
+		goto fail;
 	sa.sin_addr.s_addr = htonl(cfg->saddr);
 	sa.sin_port = htons(cfg->sport);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {

@@ -417,8 +417,18 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 		.arr = ctx->arr[e], .narr = ctx->narr[e],
 	};
 	struct corr_stats st = { 0 };
+	const struct rec_log *log = ctx->pair.log[e];
 	char *err = NULL;
+	size_t i;
 
+	for (i = 0; i < log->nevs; i++) {
+		if (log->evs[i].type == DETER_EV_VALUE &&
+		    log->evs[i].sub == DETER_V_SYN_IPID) {
+			flow.have_syn_ipid = 1;
+			flow.syn_ipid = (uint16_t)log->evs[i].a;
+			break;
+		}
+	}
 	sigaction(SIGTERM, &sa, NULL);	/* no SA_RESTART: wake corr_run */
 	if (corr_run(h->queue, &flow, 1, &replay_corr_stop, &st, &err)) {
 		dprintf(wfd, "E corrector %s: %s\n", h->name, err ? err : "failed");

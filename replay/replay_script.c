@@ -380,7 +380,8 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 	size_t head[DETER_ABI_CALL_MAX] = { 0 }, tail[DETER_ABI_CALL_MAX] = { 0 };
 	size_t fcap[DETER_ABI_CALL_MAX] = { 0 }, tcap = 0;
 	int64_t nonagle = -1;
-	uint32_t user_mss = 0;
+	uint32_t user_mss = 0, cfg[DETER_CFG_MAX] = { 0 };
+	int called = 0;
 	struct replay_thread *t;
 	struct replay_call *c;
 	size_t i, ti;
@@ -391,6 +392,8 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		const struct rec_ev *e = &log->evs[i];
 
 		if (e->type == DETER_EV_CONFIG) {
+			if (!called && e->sub < DETER_CFG_MAX)
+				cfg[e->sub] = e->a;
 			if (e->sub == DETER_CFG_NODELAY)
 				nonagle = e->a;
 			else if (e->sub == DETER_CFG_USER_MSS && e->a)
@@ -414,6 +417,7 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 			c->ret = (int64_t)e->a;
 			continue;
 		}
+		called = 1;
 		t = replay_plan_thread(plan, &tcap, e->b & 0xffffffff, &ti);
 		if (!t)
 			goto nomem;
@@ -435,6 +439,11 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		fifo[e->sub][tail[e->sub]++] = (struct replay_pending){ ti, t->ncalls };
 		t->ncalls++;
 	}
+	/* Buffer sizes the app set itself, as the socket started with them. */
+	if (cfg[DETER_CFG_USERLOCKS] & DETER_LOCK_SNDBUF)
+		plan->sndbuf = cfg[DETER_CFG_SNDBUF];
+	if (cfg[DETER_CFG_USERLOCKS] & DETER_LOCK_RCVBUF)
+		plan->rcvbuf = cfg[DETER_CFG_RCVBUF];
 	ret = 0;
 	goto out;
 nomem:
