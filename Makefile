@@ -31,7 +31,8 @@ REC_OBJS := $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
 # The packet corrector is written alongside; link it once it is there.
 CORR_OBJS := $(if $(wildcard replay/corrector.c),$(B)/replay/corrector.o)
 REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
-	       $(B)/replay/replay_net.o $(B)/replay/replay_gen.o $(CORR_OBJS)
+	       $(B)/replay/replay_net.o $(B)/replay/replay_gen.o \
+	       $(B)/replay/replay_pcap.o $(CORR_OBJS)
 DETER_OBJS := $(B)/recorder/deter_main.o $(REC_OBJS) $(B)/replay/replay_main.o \
 	      $(REPLAY_OBJS)
 UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \
@@ -113,3 +114,4 @@ bench: deps
 	$(MAKE) kernel
 	$(MAKE) kmod
 	tests/vm/run --timeout 3000 -- tests/bench/record.sh
+	tests/vm/run --timeout 5400 -- tests/bench/replay.sh

@@ -99,7 +99,7 @@ struct deter_rpl {
 
 bool deter_debug_clock;
 module_param_named(debug_clock, deter_debug_clock, bool, 0644);
-MODULE_PARM_DESC(debug_clock, "log (KERN_DEBUG) every TCP clock read of a recorded or replayed socket, with its callers");
+MODULE_PARM_DESC(debug_clock, "log every TCP clock read of a recorded or replayed socket, with its callers");
 
 /**
  * deter_debug_clock_read() - trace a clock read, for debugging replays
@@ -111,10 +111,10 @@ void deter_debug_clock_read(const char *what, u32 seq)
 	unsigned long st[6];
 	unsigned int n = stack_trace_save(st, ARRAY_SIZE(st), 3);
 
-	printk(KERN_DEBUG "deter: %s clock seq %u cpu %d %s %pS < %pS < %pS\n", what, seq,
-		     smp_processor_id(), in_task() ? current->comm : "bh",
-		     (void *)(n > 0 ? st[0] : 0), (void *)(n > 1 ? st[1] : 0),
-		     (void *)(n > 2 ? st[2] : 0));
+	pr_info("%s clock seq %u cpu %d %s %pS < %pS < %pS\n", what, seq,
+		smp_processor_id(), in_task() ? current->comm : "bh",
+		(void *)(n > 0 ? st[0] : 0), (void *)(n > 1 ? st[1] : 0),
+		(void *)(n > 2 ? st[2] : 0));
 }
 
 static LIST_HEAD(deter_rpl_list);
@@ -537,9 +537,9 @@ static void deter_rpl_backlog_feed(struct deter_rpl *rpl, struct sock *sk)
 			__skb_unlink(skb, &rpl->held);
 		spin_unlock_bh(&rpl->lock);
 		if (unlikely(deter_debug_clock))
-			printk(KERN_DEBUG "deter: rpl %u feed at event %u: %s\n",
-			       rpl->hdr.sport, rpl->ev[rpl->ctx].seq,
-			       skb ? "backlogged" : "nothing due here");
+			pr_info("rpl %u feed at event %u: %s\n",
+				rpl->hdr.sport, rpl->ev[rpl->ctx].seq,
+				skb ? "backlogged" : "nothing due here");
 		if (!skb)
 			return;
 		deter_rpl_reinject(sk, skb);	/* deter_replay_sk_rx() takes it */
@@ -616,7 +616,7 @@ static void deter_rpl_owner_backlog(struct deter_rpl *rpl, struct sock *sk)
 		if (!wait_event_timeout(rpl->wq, deter_rpl_backlog_ready(rpl),
 					DETER_RPL_APP_WAIT)) {
 			spin_lock_bh(&rpl->lock);
-			deter_rpl_diverge(rpl, "event %u: stuck: a backlogged segment did not arrive",
+			deter_rpl_diverge(rpl, "event %u: stuck: a backlogged segment is missing",
 					  rpl->ev[rpl->ctx].seq);
 			spin_unlock_bh(&rpl->lock);
 			wake_up_all(&rpl->wq);
@@ -653,10 +653,10 @@ void deter_replay_sk_lock_wait(struct sock *sk, bool owned)
 					       DETER_RPL_WINDOW_WAIT);
 
 		if (unlikely(deter_debug_clock))
-			printk(KERN_DEBUG "deter: rpl %u window at event %u: %s, %ld jiffies left, %u held\n",
-			       rpl->hdr.sport, rpl->ev[rpl->ctx].seq,
-			       left ? "all here" : "timed out", left,
-			       skb_queue_len(&rpl->held));
+			pr_info("rpl %u window at event %u: %s, %ld jiffies left, %u held\n",
+				rpl->hdr.sport, rpl->ev[rpl->ctx].seq,
+				left ? "all here" : "timed out", left,
+				skb_queue_len(&rpl->held));
 		deter_rpl_owner_backlog(rpl, sk);
 		goto out;
 	}
@@ -719,7 +719,7 @@ void deter_replay_sk_release(struct sock *sk)
 					deter_rpl_backlog_feedable(rpl),
 					DETER_RPL_APP_WAIT)) {
 			spin_lock_bh(&rpl->lock);
-			deter_rpl_diverge(rpl, "event %u: stuck: owner releases before its owned events",
+			deter_rpl_diverge(rpl, "event %u: stuck: release before owned events",
 					  rpl->ev[rpl->ctx].seq);
 			spin_unlock_bh(&rpl->lock);
 			wake_up_all(&rpl->wq);
@@ -860,6 +860,16 @@ bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
 	return true;
 }
 
+/*
+ * Is @sk's spinlock held, by us (tcp_release_cb() runs under it) or by a
+ * softirq elsewhere? Not an assertion: backlogging re-enters tcp_v4_rcv(),
+ * which takes it, so the owner only does that when it is free.
+ */
+static bool deter_rpl_slock_busy(const struct sock *sk)
+{
+	return raw_spin_is_locked(&((struct sock *)sk)->sk_lock.slock.rlock);
+}
+
 /* The next VALUE @what at or after *cursor. Under rpl->lock. */
 static const struct deter_replay_ev *deter_rpl_next_value(struct deter_rpl *rpl,
 							  u32 *cursor,
@@ -981,13 +991,13 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		 * into the backlog now.
 		 */
 		if (unlikely(deter_debug_clock))
-			printk(KERN_DEBUG "deter: rpl %u clock feed? task %d owned %d locked %d ctx %u\n",
-			       rpl->hdr.sport, in_task(),
-			       sock_owned_by_user_nocheck(sk),
-			       spin_is_locked(&((struct sock *)sk)->sk_lock.slock),
-			       rpl->ev[rpl->ctx].seq);
+			pr_info("rpl %u clock: task %d owned %d locked %d ctx %u\n",
+				rpl->hdr.sport, in_task(),
+				sock_owned_by_user_nocheck(sk),
+				deter_rpl_slock_busy(sk),
+				rpl->ev[rpl->ctx].seq);
 		if (in_task() && sock_owned_by_user_nocheck(sk) &&
-		    !spin_is_locked(&((struct sock *)sk)->sk_lock.slock))
+		    !deter_rpl_slock_busy(sk))
 			deter_rpl_backlog_feed(rpl, (struct sock *)sk);
 		return true;
 	default:

@@ -35,8 +35,7 @@ struct corr_flow {
 	const struct corr_arrival *arr;	/* original arrival order, no SYNs */
 	size_t narr;			/* entries in arr */
 	int have_syn_ipid;		/* 1: syn_ipid is known */
-	uint16_t syn_ipid;		/* IP ID of the SYN that got through;
-					 * earlier SYNs were lost */
+	uint16_t syn_ipid;		/* IP ID of the SYN that got through */
 };
 
 /* What corr_run() did, for the caller's summary. */

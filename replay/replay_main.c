@@ -53,6 +53,7 @@
 #include "replay_gen.h"
 #include "replay_kmod.h"
 #include "replay_net.h"
+#include "replay_pcap.h"
 #include "replay_script.h"
 
 #define REPLAY_DEFAULT_DIR "deter-logs"
@@ -590,15 +591,23 @@ static int replay_gen_start(struct replay_ctx *ctx, struct replay_run *r, int e)
 	}
 }
 
+static void replay_dump_path(const struct replay_ctx *ctx, const struct replay_run *r,
+			     int e, char *path, size_t len)
+{
+	const struct replay_host *h = &r->net.host[e];
+
+	if (ctx->o.repeat > 1)
+		snprintf(path, len, "%s-%llu-%s.pcap", ctx->o.pcap, r->n, h->name);
+	else
+		snprintf(path, len, "%s-%s.pcap", ctx->o.pcap, h->name);
+}
+
 static int replay_dump_start(struct replay_ctx *ctx, struct replay_run *r, int e)
 {
 	const struct replay_host *h = &r->net.host[e];
 	char path[4096], what[32], *err = NULL;
 
-	if (ctx->o.repeat > 1)
-		snprintf(path, sizeof(path), "%s-%llu-%s.pcap", ctx->o.pcap, r->n, h->name);
-	else
-		snprintf(path, sizeof(path), "%s-%s.pcap", ctx->o.pcap, h->name);
+	replay_dump_path(ctx, r, e, path, sizeof(path));
 	snprintf(what, sizeof(what), "tcpdump %s", h->name);
 	if (replay_proc_start(&r->dump[e], what,
 			      (char *const[]){ "ip", "netns", "exec", (char *)h->ns,
@@ -769,7 +778,7 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 /* Stop everything a run started, in reverse; 0 if all went cleanly. */
 static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int last)
 {
-	char *err = NULL;
+	char *err = NULL, path[4096];
 	int e, ret = 0;
 
 	for (e = 0; e < REPLAY_END_MAX; e++) {
@@ -777,7 +786,13 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 			continue;
 		/* Let tcpdump write out the last packets it was handed. */
 		replay_sleep_ms(200);
-		if (replay_proc_stop(&r->dump[e], SIGINT, REPLAY_HELPER_MS, &err))
+		if (replay_proc_stop(&r->dump[e], SIGINT, REPLAY_HELPER_MS, &err)) {
+			ret = replay_fail_err(&err);
+			continue;
+		}
+		/* Timestamps: the original's inferred send and receive times. */
+		replay_dump_path(ctx, r, e, path, sizeof(path));
+		if (replay_pcap_retime(path, ctx->pair.log[e], ctx->pair.log[!e], &err))
 			ret = replay_fail_err(&err);
 	}
 	if (r->trace.pid && replay_proc_stop(&r->trace, SIGINT, REPLAY_TRACE_STOP_MS, &err))

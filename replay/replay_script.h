@@ -50,8 +50,8 @@ struct replay_thread {
 struct replay_plan {
 	struct replay_thread *threads;	/* in order of each thread's first call */
 	size_t nthreads;
-	uint32_t sndbuf, rcvbuf;	/* sk_sndbuf, sk_rcvbuf the app set before
-					 * its first call; 0 if it set none */
+	/* sk_sndbuf, sk_rcvbuf the app set before its first call, or 0 */
+	uint32_t sndbuf, rcvbuf;
 };
 
 /* One data packet's arrival at a host, in arrival order. */

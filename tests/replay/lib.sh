@@ -62,16 +62,31 @@ scenario_record() {
 	hdrseq "$TB_TMP/b0.pcap" > "$TB_TMP/b.truth"
 }
 
+# sendtime_err ORIG REPLAY: max and p99 |time difference| in us between
+# the packets of two captures with identical header sequences, in order.
+sendtime_err() {
+	paste -d ' ' <(tcpdump -r "$1" -tt -nn 2>/dev/null | cut -d ' ' -f 1) \
+		     <(tcpdump -r "$2" -tt -nn 2>/dev/null | cut -d ' ' -f 1) |
+	awk '{ d = ($1 - $2) * 1e6; if (d < 0) d = -d; print d }' | sort -n |
+	awk '{ v[NR] = $1 } END { if (!NR) { print "- -"; exit }
+		i = int(NR * 0.99); if (i < 1) i = 1
+		printf "%.1f %.1f\n", v[NR], v[i] }'
+}
+
 # scenario_replay NAME I: replay ID once and compare with the truth.
+# Also prints a BENCH line for make bench: verified, wall time, the
+# original's duration, send-time error (max, p99, us) at each host.
 scenario_replay() {
-	local name=$1 i=$2 out=$TB_TMP/replay$2 rc h pcap ip
+	local name=$1 i=$2 out=$TB_TMP/replay$2 rc h pcap ip t0 t1 e err_a= err_b=
 
 	CHECK_RC=0
 	mkdir -p "$out"
+	t0=$(date +%s%N)
 	# shellcheck disable=SC2086
 	"$DETER" replay -d "$LOGS" "$ID" -o "$out" --pcap "$out/r" $REPLAY_ARGS \
 		> "$TB_TMP/replay$i.out" 2>&1
 	rc=$?
+	t1=$(date +%s%N)
 	check_err $rc "deter replay exited $rc: $(tail -3 "$TB_TMP/replay$i.out")"
 	for h in a b; do
 		pcap=$out/r-$h.pcap
@@ -81,7 +96,15 @@ scenario_replay() {
 		hdrseq "$out/$h.egress.pcap" > "$out/$h.replay"
 		diff "$TB_TMP/$h.truth" "$out/$h.replay" > "$out/$h.diff"
 		check_err $? "host $h: original (<) vs replay (>) differ from line $(sed -n '1s/^\([0-9]*\).*/\1/p' "$out/$h.diff"): $(sed -n 2,3p "$out/$h.diff" | cut -c1-300)"
+		if [ ! -s "$out/$h.diff" ]; then
+			e=$(sendtime_err "$TB_TMP/${h}0.pcap" "$out/$h.egress.pcap" | tr ' ' /)
+			if [ "$h" = a ]; then err_a=$e; else err_b=$e; fi
+		fi
 	done
+	echo "BENCH scenario=$name replay=$i verified=$((CHECK_RC == 0)) wall_ms=$(( (t1 - t0) / 1000000 ))" \
+	     "orig_ms=$(sed -n "s/.*\"id\":\"$ID\".*\"duration_ns\":\([0-9]*\).*/\1/p" "$TB_TMP/ls.json" | awk '{ printf "%d", $1 / 1e6 }')" \
+	     "err_a_us=${err_a:--/-} err_b_us=${err_b:--/-}" \
+	     "result=$(tail -1 "$TB_TMP/replay$i.out" | tr ' ' '_' | cut -c1-160)"
 	log_test $CHECK_RC "$name: replay $i verified, both hosts' egress identical to the original"
 }
 

@@ -4,7 +4,7 @@
 # Replay scenario: TSO, GSO and GRO on. A 1 MB transfer from A whose
 # segments leave as TSO super-packets, and an RPC exchange after it.
 
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 testbed_create || exit $ksft_fail
 offload "$A" a0 on

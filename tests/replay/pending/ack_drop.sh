@@ -4,7 +4,7 @@
 # Replay scenario: ACK drops. The switch drops every third pure ACK B
 # sends during a 1 MB transfer from A; A sees the cumulative ACKs jump.
 
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 testbed_create || exit $ksft_fail
 offload "$A" a0 off

@@ -5,7 +5,7 @@
 # segments by 2 ms (netem reorder) during a 1 MB transfer: B sees them
 # late, SACKs the gaps, and A's RACK/dupACK threshold adapts (§5.2).
 
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 testbed_create || exit $ksft_fail
 offload "$A" a0 off

@@ -5,7 +5,7 @@
 # the switch's egress to B is a 50 Mbit/s RED queue that marks CE above
 # a small threshold, during a 1 MB transfer from A.
 
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 testbed_create || exit $ksft_fail
 offload "$A" a0 off

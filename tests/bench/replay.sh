@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench, replay part: run inside the testbed VM. Records each replay
+# scenario (tests/replay/*.sh, then tests/replay/pending/*.sh) once and
+# replays it DETER_BENCH_REPLAYS times (default 10), then prints, from
+# the BENCH lines the scenarios emit (measured in this run):
+#
+#   fidelity    replays identical to the original (tcpdump ground truth)
+#               and self-verified, out of N; else the first divergence
+#   speed       replay wall time / original connection duration (median)
+#   send time   inferred send time (replay pcap) vs tcpdump's egress time
+#               in the original: max and p99 over the identical replays, us
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+N=${DETER_BENCH_REPLAYS:-10}
+out=$(mktemp -d /tmp/deter-bench-replay.XXXXXX)
+
+insmod "$top/deter.ko" 2>/dev/null
+for s in "$top"/tests/replay/*.sh "$top"/tests/replay/pending/*.sh; do
+	case "$(basename "$s")" in lib.sh) continue ;; esac
+	REPLAYS=$N timeout 3000 bash "$s" > "$out/$(basename "$s" .sh).log" 2>&1
+done
+
+printf '\nreplay fidelity over %d replays per scenario (DETER_BENCH_REPLAYS)\n' "$N"
+printf '%-12s %-9s %-10s %-21s %-21s %s\n' scenario identical "wall/orig" \
+	"A send err max/p99" "B send err max/p99" "first divergence"
+for f in "$out"/*.log; do
+	grep '^BENCH ' "$f" | awk -v name="$(basename "$f" .log)" '
+	{
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		n++
+		if (v["verified"] == 1) {
+			ok++
+			split(v["err_a_us"], ea, "/"); split(v["err_b_us"], eb, "/")
+			if (ea[1] != "-" && ea[1] + 0 > amax) amax = ea[1] + 0
+			if (ea[2] != "-" && ea[2] + 0 > ap99) ap99 = ea[2] + 0
+			if (eb[1] != "-" && eb[1] + 0 > bmax) bmax = eb[1] + 0
+			if (eb[2] != "-" && eb[2] + 0 > bp99) bp99 = eb[2] + 0
+		} else if (first == "") {
+			first = v["result"]; gsub("_", " ", first)
+		}
+		if (v["orig_ms"] > 0) r[++nr] = v["wall_ms"] / v["orig_ms"]
+	}
+	END {
+		if (!n) { printf "%-12s %-9s\n", name, "no run"; exit }
+		for (i = 1; i <= nr; i++) for (j = i + 1; j <= nr; j++)
+			if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+		med = nr ? r[int((nr + 1) / 2)] : 0
+		printf "%-12s %3d/%-5d %-10.1f %-21s %-21s %s\n", name, ok, n, med,
+			ok ? sprintf("%.1f/%.1f", amax, ap99) : "-",
+			ok ? sprintf("%.1f/%.1f", bmax, bp99) : "-",
+			first == "" ? "-" : substr(first, 1, 90)
+	}'
+done
+echo "(logs: $out)"
+rmmod deter 2>/dev/null
+exit 0
