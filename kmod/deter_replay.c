@@ -546,28 +546,22 @@ static void deter_rpl_backlog_feed(struct deter_rpl *rpl, struct sock *sk)
 	}
 }
 
-/* A segment is due for the backlog and has arrived. */
-static bool deter_rpl_backlog_feedable(struct deter_rpl *rpl)
+enum deter_rpl_backlog {
+	DETER_RPL_BACKLOG_NONE,		/* nothing is due for the backlog */
+	DETER_RPL_BACKLOG_AWAITED,	/* a segment is due, on its way */
+	DETER_RPL_BACKLOG_HERE,		/* a segment is due and held */
+};
+
+static enum deter_rpl_backlog deter_rpl_backlog_state(struct deter_rpl *rpl)
 {
-	bool feedable;
+	enum deter_rpl_backlog st = DETER_RPL_BACKLOG_NONE;
 
 	spin_lock_bh(&rpl->lock);
-	feedable = deter_rpl_backlog_due(rpl) &&
-		   deter_rpl_held_find(rpl, &rpl->ev[rpl->ctx]);
+	if (deter_rpl_backlog_due(rpl))
+		st = deter_rpl_held_find(rpl, &rpl->ev[rpl->ctx]) ?
+		     DETER_RPL_BACKLOG_HERE : DETER_RPL_BACKLOG_AWAITED;
 	spin_unlock_bh(&rpl->lock);
-	return feedable;
-}
-
-/* Nothing to backlog now, or what is due has arrived. */
-static bool deter_rpl_backlog_ready(struct deter_rpl *rpl)
-{
-	bool ready;
-
-	spin_lock_bh(&rpl->lock);
-	ready = !deter_rpl_backlog_due(rpl) ||
-		deter_rpl_held_find(rpl, &rpl->ev[rpl->ctx]);
-	spin_unlock_bh(&rpl->lock);
-	return ready;
+	return st;
 }
 
 /*
@@ -613,7 +607,8 @@ static void deter_rpl_owner_backlog(struct deter_rpl *rpl, struct sock *sk)
 {
 	for (;;) {
 		deter_rpl_backlog_feed(rpl, sk);
-		if (!wait_event_timeout(rpl->wq, deter_rpl_backlog_ready(rpl),
+		if (!wait_event_timeout(rpl->wq, deter_rpl_backlog_state(rpl) !=
+					DETER_RPL_BACKLOG_AWAITED,
 					DETER_RPL_APP_WAIT)) {
 			spin_lock_bh(&rpl->lock);
 			deter_rpl_diverge(rpl, "event %u: stuck: a backlogged segment is missing",
@@ -622,12 +617,8 @@ static void deter_rpl_owner_backlog(struct deter_rpl *rpl, struct sock *sk)
 			wake_up_all(&rpl->wq);
 			return;
 		}
-		spin_lock_bh(&rpl->lock);
-		if (!deter_rpl_backlog_due(rpl)) {
-			spin_unlock_bh(&rpl->lock);
+		if (deter_rpl_backlog_state(rpl) == DETER_RPL_BACKLOG_NONE)
 			return;
-		}
-		spin_unlock_bh(&rpl->lock);
 	}
 }
 
@@ -716,7 +707,8 @@ void deter_replay_sk_release(struct sock *sk)
 		if (deter_rpl_release_ready(rpl))
 			break;
 		if (!wait_event_timeout(rpl->wq, deter_rpl_release_ready(rpl) ||
-					deter_rpl_backlog_feedable(rpl),
+					deter_rpl_backlog_state(rpl) ==
+					DETER_RPL_BACKLOG_HERE,
 					DETER_RPL_APP_WAIT)) {
 			spin_lock_bh(&rpl->lock);
 			deter_rpl_diverge(rpl, "event %u: stuck: release before owned events",

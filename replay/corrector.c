@@ -188,7 +188,7 @@ static uint64_t corr_now_ns(void)
  * corr_idx_extend() - the 64-bit index nearest to @ref whose low 16 bits
  * are @id; never below 0 (recorded indexes start at a raw IP ID).
  */
-static uint64_t corr_idx_extend(uint64_t ref, uint16_t id)
+uint64_t corr_idx_extend(uint64_t ref, uint16_t id)
 {
 	int16_t d = (int16_t)(uint16_t)(id - (uint16_t)ref);
 

@@ -68,5 +68,6 @@ enum {
 
 int corr_run(uint16_t queue, const struct corr_flow *flows, size_t nflows,
 	     volatile sig_atomic_t *stop, struct corr_stats *st, char **err);
+uint64_t corr_idx_extend(uint64_t ref, uint16_t id);
 
 #endif /* _CORRECTOR_H */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "deter_abi.h"
+#include "corrector.h"
 #include "rec_log.h"
 #include "replay_pcap.h"
 
@@ -36,7 +37,6 @@ struct pcap_end {
 	int64_t real_off;		/* realtime - monotonic, ns */
 	uint64_t synack_ns;		/* first SYN-ACK clock, 0 if none */
 	uint64_t ref;			/* last extended IP ID seen */
-	int primed;
 };
 
 static uint32_t pcap_u32(const uint8_t *p, int swap)
@@ -73,29 +73,9 @@ static int pcap_end_init(struct pcap_end *pe, const struct rec_log *log)
 			 !pe->synack_ns)
 			pe->synack_ns = e->a;
 	}
-	if (pe->nsmp) {
-		pe->ref = pe->smp[0]->a;
-		pe->primed = 1;
-	}
+	/* Indexes extend from the first sample's: the recorder's numbering. */
+	pe->ref = pe->nsmp ? pe->smp[0]->a : 0;
 	return 0;
-}
-
-/* The IP ID series index of @id, near the last one this end sent. */
-static uint64_t pcap_extend(struct pcap_end *pe, uint16_t id)
-{
-	uint64_t idx;
-
-	if (!pe->primed) {
-		pe->ref = id;
-		pe->primed = 1;
-	}
-	idx = (pe->ref & ~(uint64_t)0xffff) | id;
-	if (idx + 0x8000 < pe->ref)
-		idx += 0x10000;
-	else if (idx > pe->ref + 0x8000 && idx >= 0x10000)
-		idx -= 0x10000;
-	pe->ref = idx;
-	return idx;
 }
 
 /* Inferred send time of packet @idx, realtime ns; 0 if the log has no samples. */
@@ -218,7 +198,8 @@ int replay_pcap_retime(const char *path, const struct rec_log *self,
 		} else {
 			uint16_t id = (uint16_t)(ip[4] << 8 | ip[5]);
 
-			p->ns = pcap_send_ns(&ends[e], pcap_extend(&ends[e], id));
+			ends[e].ref = corr_idx_extend(ends[e].ref, id);
+			p->ns = pcap_send_ns(&ends[e], ends[e].ref);
 		}
 		p->from_self = !e;
 	}

@@ -137,6 +137,18 @@ switch_queue() {
 
 # switch_drop_nth FROM_IP N: drop exactly the Nth (1-based) data-carrying
 # packet from FROM_IP that the switch forwards, and nothing else.
+# switch_drop_first_syn FROM: the switch drops the first SYN from FROM.
+switch_drop_first_syn() {
+	ip netns exec "$SW" nft -f - <<-NFT
+	table inet deter_tb {
+		chain drop_syn {
+			type filter hook forward priority 0;
+			ip saddr $1 tcp flags & (syn | ack) == syn numgen inc mod 1000000000 == 0 counter drop
+		}
+	}
+	NFT
+}
+
 switch_drop_nth() {
 	local from=$1 n=$2
 

@@ -23,6 +23,30 @@ LOGS=$TB_TMP/logs
 REPLAYS=${REPLAYS:-3}
 REPLAY_ARGS=${REPLAY_ARGS:-}
 
+# scenario_testbed on|off [RATE]: the A - switch - B testbed with TSO,
+# GSO and GRO on or off at A and B, 1 ms each way, A's egress at RATE.
+scenario_testbed() {
+	testbed_create || return 1
+	offload "$A" a0 "$1"
+	offload "$B" b0 "$1"
+	link_shape "$A" a0 1ms ${2:-}
+	link_shape "$B" b0 1ms
+}
+
+# tcpwl_pair 'SERVER ARGS' 'CLIENT ARGS': one tcpwl connection, A to
+# B:5201, to its end.
+tcpwl_pair() {
+	local srv
+
+	# shellcheck disable=SC2086
+	ip netns exec "$B" "$TCPWL" server -b "$B_IP" $1 > /dev/null &
+	srv=$!
+	wait_listen "$B" 5201 || return 1
+	# shellcheck disable=SC2086
+	ip netns exec "$A" "$TCPWL" client -c "$B_IP" $2 > /dev/null
+	wait $srv
+}
+
 # The header sequence of a capture: no times, TTLs or checksums.
 hdrseq() {
 	tcpdump -r "$1" -nn -S -v -t 2>/dev/null |

@@ -6,18 +6,10 @@
 
 source "$(dirname "$0")/lib.sh"
 
-testbed_create || exit $ksft_fail
-offload "$A" a0 off
-offload "$B" b0 off
-link_shape "$A" a0 1ms
-link_shape "$B" b0 1ms
+scenario_testbed off || exit $ksft_fail
 
 workload() {
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" --rpc 200:2000 > /dev/null &
-	local srv=$!
-	wait_listen "$B" 5201 || return 1
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" --rpc 20:200:2000 > /dev/null
-	wait $srv
+	tcpwl_pair '--rpc 200:2000' '--rpc 20:200:2000'
 }
 
 scenario_run rpc

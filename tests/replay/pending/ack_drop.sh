@@ -6,11 +6,7 @@
 
 source "$(dirname "$0")/../lib.sh"
 
-testbed_create || exit $ksft_fail
-offload "$A" a0 off
-offload "$B" b0 off
-link_shape "$A" a0 1ms 100mbit
-link_shape "$B" b0 1ms
+scenario_testbed off 100mbit || exit $ksft_fail
 ip netns exec "$SW" nft -f - <<NFT
 table inet deter_tb {
 	chain drop_acks {
@@ -21,11 +17,7 @@ table inet deter_tb {
 NFT
 
 workload() {
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" > /dev/null &
-	local srv=$!
-	wait_listen "$B" 5201 || return 1
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" --bytes 1000000 > /dev/null
-	wait $srv
+	tcpwl_pair '' '--bytes 1000000'
 }
 
 scenario_run ack_drop

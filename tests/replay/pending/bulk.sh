@@ -6,18 +6,10 @@
 
 source "$(dirname "$0")/../lib.sh"
 
-testbed_create || exit $ksft_fail
-offload "$A" a0 off
-offload "$B" b0 off
-link_shape "$A" a0 1ms 100mbit
-link_shape "$B" b0 1ms
+scenario_testbed off 100mbit || exit $ksft_fail
 
 workload() {
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" > /dev/null &
-	local srv=$!
-	wait_listen "$B" 5201 || return 1
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" --bytes 2000000 > /dev/null
-	wait $srv
+	tcpwl_pair '' '--bytes 2000000'
 }
 
 scenario_run bulk

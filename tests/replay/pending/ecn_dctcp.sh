@@ -7,22 +7,14 @@
 
 source "$(dirname "$0")/../lib.sh"
 
-testbed_create || exit $ksft_fail
-offload "$A" a0 off
-offload "$B" b0 off
-link_shape "$A" a0 1ms
-link_shape "$B" b0 1ms
+scenario_testbed off || exit $ksft_fail
 switch_queue s1 red limit 400000 min 15000 max 45000 avpkt 1500 burst 20 \
 	bandwidth 50mbit probability 1 ecn
 ip netns exec "$A" sysctl -qw net.ipv4.tcp_ecn=1
 ip netns exec "$B" sysctl -qw net.ipv4.tcp_ecn=1
 
 workload() {
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" > /dev/null &
-	local srv=$!
-	wait_listen "$B" 5201 || return 1
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" --cc dctcp --bytes 1000000 > /dev/null
-	wait $srv
+	tcpwl_pair '' '--cc dctcp --bytes 1000000'
 }
 
 scenario_run ecn_dctcp

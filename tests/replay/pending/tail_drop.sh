@@ -8,19 +8,11 @@
 
 source "$(dirname "$0")/../lib.sh"
 
-testbed_create || exit $ksft_fail
-offload "$A" a0 off
-offload "$B" b0 off
-link_shape "$A" a0 1ms
-link_shape "$B" b0 1ms
+scenario_testbed off || exit $ksft_fail
 switch_drop_nth "$A_IP" 30
 
 workload() {
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" --rpc 14480:100 > /dev/null &
-	local srv=$!
-	wait_listen "$B" 5201 || return 1
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" --rpc 10:14480:100 > /dev/null
-	wait $srv
+	tcpwl_pair '--rpc 14480:100' '--rpc 10:14480:100'
 }
 
 scenario_run tail_drop

@@ -7,19 +7,10 @@
 
 source "$(dirname "$0")/../lib.sh"
 
-testbed_create || exit $ksft_fail
-offload "$A" a0 off
-offload "$B" b0 off
-link_shape "$A" a0 1ms
-link_shape "$B" b0 1ms
+scenario_testbed off || exit $ksft_fail
 
 workload() {
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" --rcvbuf 8192 \
-		--read-size 1000 --read-delay-us 20000 > /dev/null &
-	local srv=$!
-	wait_listen "$B" 5201 || return 1
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" --bytes 60000 > /dev/null
-	wait $srv
+	tcpwl_pair '--rcvbuf 8192 --read-size 1000 --read-delay-us 20000' '--bytes 60000'
 }
 
 scenario_run zero_window
