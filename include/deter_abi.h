@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 1,
+	DETER_ABI_VERSION = 2,
 };
 
 /* Default send-time sampling threshold (DETER §3.3): 5 us. */
@@ -31,7 +31,9 @@ enum {
  * sequence means an event was lost (the connection is then incomplete).
  *
  *   type             sub               a                   b
- *   LOCK             enum deter_lock   1 if deferred        0
+ *   LOCK             enum deter_lock   1 if deferred;       0
+ *                                       BACKLOG: the owner's
+ *                                       check that found it
  *   RX               0                 packet index        ECN bits | flags
  *   NET              enum deter_net    packet index        count
  *   CALL             enum deter_abi_call bytes asked       flags << 32 | tid
@@ -60,7 +62,11 @@ enum deter_lock {
 	DETER_LOCK_KEEPALIVE_TIMER,	/* keepalive, FIN_WAIT2 */
 	DETER_LOCK_COMP_ACK_TIMER,	/* SACK compression */
 	DETER_LOCK_TSQ,			/* TSQ tasklet, pacing timer */
-	DETER_LOCK_BACKLOG,		/* owner takes a backlog batch */
+	/*
+	 * The owner takes a backlog batch; a: which of its looks at its
+	 * backlog in this ownership (from 1) found the batch.
+	 */
+	DETER_LOCK_BACKLOG,
 	DETER_LOCK_MAX,
 };
 
@@ -209,6 +215,9 @@ enum {
  *   IP_ID         the first IP ID of this end's connected socket
  *   SYN_IPID      the IP ID of the SYN that opened the handshake (passive
  *                 end): SYNs the peer sent before it were lost
+ *   TSQ_FULL      TSQ found the device holding more of this socket's bytes
+ *                 than its limit (tcp_small_queue_check()): how many of
+ *                 its checks since the previous such one found room
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
@@ -216,6 +225,7 @@ enum deter_abi_value {
 	DETER_V_SYNACK_CLOCK,
 	DETER_V_IP_ID,
 	DETER_V_SYN_IPID,
+	DETER_V_TSQ_FULL,
 	DETER_V_MAX,
 };
 

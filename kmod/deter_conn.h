@@ -45,6 +45,11 @@ struct deter_sock {
 	u64 rx_next;			/* IP ID index expected next */
 	u32 rx_zero_wnd;		/* segments advertising a zero window */
 
+	/* owner only: times it looked at its backlog, this ownership */
+	u32 bl_checks;
+	/* under the socket lock: TSQ checks that found room, in a row */
+	u32 tsq_room;
+
 	/* configuration last recorded, under the socket lock */
 	u32 cfg[6];			/* indexed by enum deter_cfg */
 

@@ -42,6 +42,18 @@ static bool deter_op_lock(struct sock *sk, enum deter_site site)
 	return true;
 }
 
+static void deter_op_release(struct sock *sk)
+{
+	if (!deter_replay_sk_backlog_check(sk, true))
+		deter_rec_backlog_check(sk);
+}
+
+static void deter_op_backlog_check(struct sock *sk)
+{
+	if (!deter_replay_sk_backlog_check(sk, false))
+		deter_rec_backlog_check(sk);
+}
+
 static bool deter_op_rx(struct sock *sk, struct sk_buff *skb)
 {
 	bool taken;
@@ -92,7 +104,8 @@ static const struct deter_ops deter_tcp_ops = {
 	.sk_destroy	= deter_conn_sk_destroy,
 	.sk_lock	= deter_op_lock,
 	.sk_lock_wait	= deter_replay_sk_lock_wait,
-	.sk_release	= deter_replay_sk_release,
+	.sk_release	= deter_op_release,
+	.sk_backlog_check = deter_op_backlog_check,
 	.sk_rx		= deter_op_rx,
 	.sk_call	= deter_op_call,
 	.sk_call_done	= deter_op_call_done,

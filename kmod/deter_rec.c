@@ -225,6 +225,16 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	case DETER_VAL_IP_ID:
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_IP_ID, val, 0, 0);
 		break;
+	case DETER_VAL_TSQ_FULL:
+		/* Only the full ones, with the run of checks before. */
+		if (!val) {
+			ds->tsq_room++;
+			break;
+		}
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_TSQ_FULL,
+			       ds->tsq_room, 0, 0);
+		ds->tsq_room = 0;
+		break;
 	default:	/* ISN, TS offset: in the connection's identity */
 		break;
 	}
@@ -358,18 +368,39 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 {
 	struct deter_sock *ds = deter_rec_get(sk);
-	bool deferred;
 	u32 seq;
+	u64 a;
 
 	if (!ds || WARN_ON_ONCE(site >= DETER_SITE_MAX))
 		return;
 	deter_rec_jiffies(ds);
-	deferred = site != DETER_SITE_LOCK_APP && sock_owned_by_user(sk);
+	if (site == DETER_SITE_LOCK_APP)
+		ds->bl_checks = 0;
+	/* A backlog batch is logged with the owner's check that took it. */
+	if (site == DETER_SITE_LOCK_BACKLOG)
+		a = ds->bl_checks;
+	else
+		a = site != DETER_SITE_LOCK_APP && sock_owned_by_user(sk);
 	seq = deter_rec_emit(ds, DETER_EV_LOCK, deter_rec_lock_abi[site],
-			     deferred, 0, 0);
+			     a, 0, 0);
 	if (site == DETER_SITE_LOCK_APP)
 		deter_rec_config(ds, sk);
-	deter_rec_checkpoint(ds, sk, seq);
+	/* A deferred handler's: the owner is changing the state. */
+	if (site == DETER_SITE_LOCK_APP || site == DETER_SITE_LOCK_BACKLOG || !a)
+		deter_rec_checkpoint(ds, sk, seq);
+}
+
+/*
+ * The owner of @sk is about to look at its backlog (release_sock() or
+ * deter_sk_backlog_check()). Counted per ownership, so a replay can tell
+ * at which of its checks the owner found each batch.
+ */
+void deter_rec_backlog_check(struct sock *sk)
+{
+	struct deter_sock *ds = deter_rec_get(sk);
+
+	if (ds)
+		ds->bl_checks++;
 }
 
 void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
@@ -391,7 +422,8 @@ void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 	if (th->syn) {
 		seq = deter_rec_emit(ds, DETER_EV_RX, 0, 0,
 				     flags | DETER_RX_SYN, 0);
-		deter_rec_checkpoint(ds, sk, seq);
+		if (!(flags & DETER_RX_OWNED))
+			deter_rec_checkpoint(ds, sk, seq);
 		return;
 	}
 
@@ -422,7 +454,9 @@ void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 		deter_rec_emit(ds, DETER_EV_NET, DETER_NET_CE, idx, segs, 0);
 	if (!th->window)
 		ds->rx_zero_wnd++;
-	deter_rec_checkpoint(ds, sk, seq);
+	/* Not while a process owns the socket: it is changing its state. */
+	if (!(flags & DETER_RX_OWNED))
+		deter_rec_checkpoint(ds, sk, seq);
 }
 
 void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,

@@ -56,7 +56,6 @@
 #define DETER_RPL_MAX_HELD	1024	/* segments held back per socket */
 #define DETER_RPL_LOOKAHEAD	8192	/* events searched for a held segment */
 #define DETER_RPL_APP_WAIT	(10 * HZ)
-#define DETER_RPL_WINDOW_WAIT	(2 * HZ)
 #define DETER_RPL_TASKS		16
 
 enum deter_rpl_state {
@@ -84,10 +83,12 @@ struct deter_rpl {
 	struct sock *sk;		/* bound socket, held */
 	struct deter_sock *ds;
 	u32 ctx, clk, call, synack;	/* cursors: event indices */
+	u32 tsq;			/* the next TSQ_FULL value */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u64 clock;			/* last CLOCK value handed out */
 	unsigned long jiffies;		/* jiffies TCP reads */
 	bool ipid_given;
+	bool after_batch;		/* the owner just took a backlog batch */
 	char msg[192];
 
 	struct sk_buff_head held;	/* segments not yet due */
@@ -278,7 +279,8 @@ static bool deter_rpl_is_owned(const struct deter_replay_ev *e)
 {
 	if (e->type == DETER_EV_RX)
 		return e->b & DETER_RX_OWNED;
-	return e->type == DETER_EV_LOCK && e->sub != DETER_LOCK_APP && e->a;
+	return e->type == DETER_EV_LOCK && e->sub != DETER_LOCK_APP &&
+	       (e->a || e->sub == DETER_LOCK_BACKLOG);
 }
 
 static void deter_rpl_describe(const struct deter_replay_ev *e, char *buf,
@@ -385,6 +387,16 @@ static void deter_rpl_ctx_next(struct deter_rpl *rpl)
 	deter_rpl_kick(rpl, 0);
 }
 
+/* The first TSQ_FULL value at or after @i, or the end of the log. */
+static u32 deter_rpl_next_tsq(const struct deter_rpl *rpl, u32 i)
+{
+	for (; i < rpl->hdr.nevents; i++)
+		if (rpl->ev[i].type == DETER_EV_VALUE &&
+		    rpl->ev[i].sub == DETER_V_TSQ_FULL)
+			break;
+	return i;
+}
+
 /* Bind @sk to @rpl: from now on it is replayed. */
 static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 {
@@ -396,6 +408,7 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	rpl->sk = sk;
 	rpl->ds = ds;
 	rpl->jiffies = 0;
+	rpl->tsq = deter_rpl_next_tsq(rpl, 0);
 	deter_rpl_ctx_skip(rpl, 0, NULL);
 	WRITE_ONCE(ds->rpl, rpl);
 	WRITE_ONCE(rpl->state, DETER_RPL_RUNNING);
@@ -430,8 +443,19 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 	}
 	spin_lock(&rpl->lock);
 	e = deter_rpl_at(rpl, rpl->ctx);
-	if (e && e->type == DETER_EV_LOCK && e->sub == who) {
+	if (e && e->type == DETER_EV_LOCK && e->sub == who &&
+	    site == DETER_SITE_LOCK_BACKLOG && e->a != rpl->ds->bl_checks) {
+		deter_rpl_diverge(rpl, "event %u: backlog batch of check %llu taken at check %u",
+				  e->seq, e->a, rpl->ds->bl_checks);
+		deter_rpl_kick(rpl, 0);
+	} else if (e && e->type == DETER_EV_LOCK && e->sub == who) {
 		deter_rpl_ctx_next(rpl);
+		if (site == DETER_SITE_LOCK_APP) {
+			rpl->ds->bl_checks = 0;
+			rpl->after_batch = false;
+		} else if (site == DETER_SITE_LOCK_BACKLOG) {
+			rpl->after_batch = true;
+		}
 	} else {
 		deter_rpl_describe(e, want, sizeof(want));
 		deter_rpl_diverge(rpl, "event %u: expected %s, found %s",
@@ -460,40 +484,38 @@ static bool deter_rpl_app_turn(struct deter_rpl *rpl)
 }
 
 /*
- * Is an owned (backlogged) segment due before the owner's next event of
- * its own? The owner's own events are its clock reads and socket calls,
- * each on its cursor. Under rpl->lock.
+ * The backlog batch the log has next in this ownership, if only owned
+ * context events (backlogged segments, deferred handlers) come before
+ * it. Under rpl->lock.
  */
-static bool deter_rpl_backlog_due(struct deter_rpl *rpl)
+static const struct deter_replay_ev *deter_rpl_next_batch(struct deter_rpl *rpl)
 {
-	const struct deter_replay_ev *e = deter_rpl_at(rpl, rpl->ctx);
+	const struct deter_replay_ev *e;
 	u32 i;
 
-	if (rpl->state != DETER_RPL_RUNNING || !e || e->type != DETER_EV_RX ||
-	    !(e->b & DETER_RX_OWNED))
-		return false;
-	/*
-	 * Not before the owner's events logged ahead of it, and not before
-	 * its last event ahead of the batch that takes it: the owner checks
-	 * its backlog between events, and one that finds the segment too
-	 * early takes it in the wrong batch.
-	 */
-	for (i = min(rpl->clk, rpl->call);
-	     (e = deter_rpl_at(rpl, i)) && i < rpl->ctx + DETER_RPL_LOOKAHEAD;
-	     i++) {
-		if (i > rpl->ctx && e->type == DETER_EV_LOCK &&
-		    e->sub == DETER_LOCK_BACKLOG)
-			break;
-		if (i > rpl->ctx && deter_rpl_is_ctx(e) && !deter_rpl_is_owned(e))
-			break;
-		if (i >= rpl->clk && e->type == DETER_EV_VALUE &&
-		    e->sub == DETER_V_CLOCK)
-			return false;
-		if (i >= rpl->call && (e->type == DETER_EV_CALL ||
-				       e->type == DETER_EV_CALL_DONE))
-			return false;
+	for (i = rpl->ctx; (e = deter_rpl_at(rpl, i)) &&
+	     i - rpl->ctx < DETER_RPL_LOOKAHEAD; i++) {
+		if (!deter_rpl_is_ctx(e))
+			continue;
+		if (!deter_rpl_is_owned(e))
+			return NULL;
+		if (e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_BACKLOG)
+			return e;
 	}
-	return true;
+	return NULL;
+}
+
+/*
+ * Does the owner take its next batch at the check it is at? The log
+ * numbers each batch with the owner's check, within its ownership, that
+ * found it (DETER_LOCK_BACKLOG). Under rpl->lock.
+ */
+static bool deter_rpl_batch_due(struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *b = deter_rpl_next_batch(rpl);
+
+	return rpl->state == DETER_RPL_RUNNING && b &&
+	       b->a == rpl->ds->bl_checks;
 }
 
 static u64 deter_rpl_rx_idx(const struct deter_sock *ds,
@@ -515,110 +537,93 @@ static struct sk_buff *deter_rpl_held_find(struct deter_rpl *rpl,
 	return NULL;
 }
 
-/*
- * Backlog the segments that are due now, in the owner's context: those
- * the log has arriving after the owner's last event and before its next
- * one. The owner takes the backlog in batches (__release_sock(),
- * __sk_flush_backlog()) and each batch starts with a clock read, so
- * feeding at each of the owner's events builds the recorded batches.
- * The caller owns @sk and does not hold its spinlock.
- */
-static void deter_rpl_backlog_feed(struct deter_rpl *rpl, struct sock *sk)
-{
-	struct sk_buff *skb;
-	int n;
-
-	for (n = 0; n < DETER_RPL_MAX_HELD; n++) {
-		skb = NULL;
-		spin_lock_bh(&rpl->lock);
-		if (deter_rpl_backlog_due(rpl))
-			skb = deter_rpl_held_find(rpl, &rpl->ev[rpl->ctx]);
-		if (skb)
-			__skb_unlink(skb, &rpl->held);
-		spin_unlock_bh(&rpl->lock);
-		if (unlikely(deter_debug_clock))
-			pr_info("rpl %u feed at event %u: %s\n",
-				rpl->hdr.sport, rpl->ev[rpl->ctx].seq,
-				skb ? "backlogged" : "nothing due here");
-		if (!skb)
-			return;
-		deter_rpl_reinject(sk, skb);	/* deter_replay_sk_rx() takes it */
-	}
-}
-
-enum deter_rpl_backlog {
-	DETER_RPL_BACKLOG_NONE,		/* nothing is due for the backlog */
-	DETER_RPL_BACKLOG_AWAITED,	/* a segment is due, on its way */
-	DETER_RPL_BACKLOG_HERE,		/* a segment is due and held */
-};
-
-static enum deter_rpl_backlog deter_rpl_backlog_state(struct deter_rpl *rpl)
-{
-	enum deter_rpl_backlog st = DETER_RPL_BACKLOG_NONE;
-
-	spin_lock_bh(&rpl->lock);
-	if (deter_rpl_backlog_due(rpl))
-		st = deter_rpl_held_find(rpl, &rpl->ev[rpl->ctx]) ?
-		     DETER_RPL_BACKLOG_HERE : DETER_RPL_BACKLOG_AWAITED;
-	spin_unlock_bh(&rpl->lock);
-	return st;
-}
-
-/*
- * Have the segments logged as arriving during this ownership arrived?
- * Those of the next two backlog batches, before anything this end sent
- * since (a send-time sample) could have caused them. Under rpl->lock.
- */
-static bool deter_rpl_window_held(struct deter_rpl *rpl)
+/* Has the context cursor left @ctx, or the segment it waits for come? */
+static bool deter_rpl_moved(struct deter_rpl *rpl, u32 ctx)
 {
 	const struct deter_replay_ev *e;
-	unsigned int batches = 0;
-	u32 i;
-
-	for (i = rpl->ctx; (e = deter_rpl_at(rpl, i)) &&
-	     i - rpl->ctx < DETER_RPL_LOOKAHEAD; i++) {
-		if ((deter_rpl_is_ctx(e) && !deter_rpl_is_owned(e)) ||
-		    e->type == DETER_EV_SAMPLE)
-			break;
-		if (e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_BACKLOG &&
-		    ++batches == 2)
-			break;
-		if (e->type == DETER_EV_RX && !deter_rpl_held_find(rpl, e))
-			return false;
-	}
-	return true;
-}
-
-static bool deter_rpl_window_ready(struct deter_rpl *rpl)
-{
-	bool ready;
+	bool moved;
 
 	spin_lock_bh(&rpl->lock);
-	ready = rpl->state != DETER_RPL_RUNNING || deter_rpl_window_held(rpl);
+	e = deter_rpl_at(rpl, rpl->ctx);
+	moved = rpl->state != DETER_RPL_RUNNING || rpl->ctx != ctx || !e ||
+		(e->type == DETER_EV_RX && deter_rpl_held_find(rpl, e));
 	spin_unlock_bh(&rpl->lock);
-	return ready;
+	return moved;
 }
 
 /*
- * Feed the backlog until what is due is done, waiting for segments on
- * their way. Process context, owning @sk.
+ * The owner of @sk is about to look at its backlog, at its next check.
+ * If the log has a batch found at this check, backlog its segments now,
+ * in the logged order, waiting for those still on their way (they were
+ * sent before the owner got here in the original, so they come), and let
+ * the handler caller run the deferred handlers logged before it. When
+ * tcp_release_cb() follows (@flush: at release, between batches), also
+ * let it run the deferred handlers logged next, so their flags are set.
+ * Process context, owning @sk, not holding its spinlock.
  */
-static void deter_rpl_owner_backlog(struct deter_rpl *rpl, struct sock *sk)
+static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk,
+				  bool flush)
 {
+	const struct deter_replay_ev *e, *b;
+	struct sk_buff *skb;
+	bool due, done;
+	u32 ctx;
+
 	for (;;) {
-		deter_rpl_backlog_feed(rpl, sk);
-		if (!wait_event_timeout(rpl->wq, deter_rpl_backlog_state(rpl) !=
-					DETER_RPL_BACKLOG_AWAITED,
+		skb = NULL;
+		spin_lock_bh(&rpl->lock);
+		ctx = rpl->ctx;
+		e = deter_rpl_at(rpl, ctx);
+		if (rpl->state != DETER_RPL_RUNNING || !e ||
+		    !deter_rpl_is_owned(e)) {
+			spin_unlock_bh(&rpl->lock);
+			return;
+		}
+		b = deter_rpl_next_batch(rpl);
+		if (b && b->a < rpl->ds->bl_checks) {
+			deter_rpl_diverge(rpl, "event %u: batch of check %llu, now at check %u",
+					  b->seq, b->a, rpl->ds->bl_checks);
+			spin_unlock_bh(&rpl->lock);
+			deter_rpl_kick(rpl, 0);
+			return;
+		}
+		due = b && b->a == rpl->ds->bl_checks;
+		if (e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_BACKLOG)
+			done = true;
+		else if (e->type == DETER_EV_RX)
+			done = !due;
+		else
+			done = !due && !flush;
+		if (!done && e->type == DETER_EV_RX) {
+			skb = deter_rpl_held_find(rpl, e);
+			if (skb)
+				__skb_unlink(skb, &rpl->held);
+		}
+		spin_unlock_bh(&rpl->lock);
+		if (unlikely(deter_debug_clock))
+			pr_info("rpl %u check %u at event %u: %s\n",
+				rpl->hdr.sport, rpl->ds->bl_checks, e->seq,
+				done ? "done" : skb ? "backlogged" : "waiting");
+		if (done)
+			return;
+		if (skb) {
+			deter_rpl_reinject(sk, skb);	/* deter_replay_sk_rx() takes it */
+			continue;
+		}
+		deter_rpl_kick(rpl, 0);
+		if (!wait_event_timeout(rpl->wq, deter_rpl_moved(rpl, ctx),
 					DETER_RPL_APP_WAIT)) {
+			char want[48];
+
 			spin_lock_bh(&rpl->lock);
-			deter_rpl_diverge(rpl, "event %u: stuck: a backlogged segment is missing",
-					  rpl->ev[rpl->ctx].seq);
+			deter_rpl_describe(deter_rpl_at(rpl, rpl->ctx), want,
+					   sizeof(want));
+			deter_rpl_diverge(rpl, "event %u: stuck: the owner's backlog waits for %s",
+					  e->seq, want);
 			spin_unlock_bh(&rpl->lock);
 			wake_up_all(&rpl->wq);
 			return;
 		}
-		if (deter_rpl_backlog_state(rpl) == DETER_RPL_BACKLOG_NONE)
-			return;
 	}
 }
 
@@ -627,30 +632,10 @@ void deter_replay_sk_lock_wait(struct sock *sk, bool owned)
 	struct deter_rpl *rpl = deter_rpl_get(sk);
 	char want[48];
 
-	if (!rpl || rpl->driver == current)
+	/* Once it owns the socket, the owner waits at its checks instead. */
+	if (!rpl || owned || rpl->driver == current)
 		return;
 	atomic_inc(&rpl->users);
-	if (owned) {
-		/*
-		 * The owner looks at its backlog between its events, without
-		 * hooks that may sleep; segments due then are backlogged from
-		 * its clock reads and calls, so they must be here already.
-		 * They were sent before the owner's actions could cause them
-		 * (an RTT is longer than an ownership), so waiting is safe; a
-		 * log that says otherwise is replayed as best it can.
-		 */
-		long left = wait_event_timeout(rpl->wq,
-					       deter_rpl_window_ready(rpl),
-					       DETER_RPL_WINDOW_WAIT);
-
-		if (unlikely(deter_debug_clock))
-			pr_info("rpl %u window at event %u: %s, %ld jiffies left, %u held\n",
-				rpl->hdr.sport, rpl->ev[rpl->ctx].seq,
-				left ? "all here" : "timed out", left,
-				skb_queue_len(&rpl->held));
-		deter_rpl_owner_backlog(rpl, sk);
-		goto out;
-	}
 	deter_rpl_kick(rpl, 0);
 	if (!wait_event_timeout(rpl->wq, deter_rpl_app_turn(rpl),
 				DETER_RPL_APP_WAIT)) {
@@ -663,63 +648,42 @@ void deter_replay_sk_lock_wait(struct sock *sk, bool owned)
 		spin_unlock_bh(&rpl->lock);
 		wake_up_all(&rpl->wq);
 	}
-out:
 	if (atomic_dec_and_test(&rpl->users))
 		wake_up_all(&deter_rpl_users_wq);
 }
 
-/*
- * Ready to release: nothing is due for the backlog before the owner's
- * next batch, and the handler caller has flagged the deferred work the
- * log has next (tcp_release_cb() runs it).
+/**
+ * deter_replay_sk_backlog_check() - the owner is about to look at its backlog
+ * @sk: the socket, owned by the caller
+ * @release: in release_sock(), else deter_sk_backlog_check()
+ *
+ * Return: whether @sk is replayed (recording then skips it).
  */
-static bool deter_rpl_release_ready(struct deter_rpl *rpl)
-{
-	const struct deter_replay_ev *e;
-	bool ready = true;
-
-	spin_lock_bh(&rpl->lock);
-	e = deter_rpl_at(rpl, rpl->ctx);
-	if (rpl->state != DETER_RPL_RUNNING || !e || !deter_rpl_is_owned(e))
-		goto out;
-	if (e->type == DETER_EV_RX)
-		ready = !deter_rpl_backlog_due(rpl);
-	else if (e->type == DETER_EV_LOCK)
-		ready = e->sub == DETER_LOCK_BACKLOG;
-out:
-	spin_unlock_bh(&rpl->lock);
-	return ready;
-}
-
-void deter_replay_sk_release(struct sock *sk)
+bool deter_replay_sk_backlog_check(struct sock *sk, bool release)
 {
 	struct deter_rpl *rpl = deter_rpl_get(sk);
 
-	if (!rpl || rpl->driver == current)
-		return;
+	if (!rpl)
+		return false;
+	if (rpl->driver == current)
+		return true;
 	atomic_inc(&rpl->users);
-	/* What arrived while the app owned the socket is delivered first. */
-	deter_rpl_kick(rpl, 0);
-	wait_event_timeout(rpl->wq, deter_rpl_window_ready(rpl),
-			   DETER_RPL_WINDOW_WAIT);
-	for (;;) {
-		deter_rpl_backlog_feed(rpl, sk);
-		if (deter_rpl_release_ready(rpl))
-			break;
-		if (!wait_event_timeout(rpl->wq, deter_rpl_release_ready(rpl) ||
-					deter_rpl_backlog_state(rpl) ==
-					DETER_RPL_BACKLOG_HERE,
-					DETER_RPL_APP_WAIT)) {
-			spin_lock_bh(&rpl->lock);
-			deter_rpl_diverge(rpl, "event %u: stuck: release before owned events",
-					  rpl->ev[rpl->ctx].seq);
-			spin_unlock_bh(&rpl->lock);
-			wake_up_all(&rpl->wq);
-			break;
-		}
-	}
+	spin_lock_bh(&rpl->lock);
+	rpl->ds->bl_checks++;	/* softirq reads it in deter_rpl_batch_due() */
+	spin_unlock_bh(&rpl->lock);
+	/*
+	 * tcp_release_cb() may follow the check in release_sock() and the
+	 * one after each batch (at the end of __release_sock()), not those
+	 * in tcp_sendmsg_locked() and tcp_recvmsg_locked().
+	 */
+	deter_rpl_owner_check(rpl, sk, release || rpl->after_batch);
+	rpl->after_batch = false;
+	/* The handler caller may be waiting for the owner to let go. */
+	if (release)
+		deter_rpl_kick(rpl, 0);
 	if (atomic_dec_and_test(&rpl->users))
 		wake_up_all(&deter_rpl_users_wq);
+	return true;
 }
 
 /* The index TCP's IP ID series gives @skb, without moving the series. */
@@ -761,7 +725,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	e = deter_rpl_at(rpl, rpl->ctx);
 	if (e && deter_rpl_rx_match(e, syn, idx) &&
 	    !!(e->b & DETER_RX_OWNED) == owned &&
-	    (!owned || deter_rpl_backlog_due(rpl))) {
+	    (!owned || deter_rpl_batch_due(rpl))) {
 		if (!syn) {
 			ds->rx_ref = idx;
 			ds->rx_primed = true;
@@ -819,7 +783,6 @@ bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
 	}
 	rpl->call = i + 1;
 	spin_unlock_bh(&rpl->lock);
-	deter_rpl_backlog_feed(rpl, sk);
 	return true;
 }
 
@@ -850,16 +813,6 @@ bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
 	rpl->call = i + 1;
 	spin_unlock_bh(&rpl->lock);
 	return true;
-}
-
-/*
- * Is @sk's spinlock held, by us (tcp_release_cb() runs under it) or by a
- * softirq elsewhere? Not an assertion: backlogging re-enters tcp_v4_rcv(),
- * which takes it, so the owner only does that when it is free.
- */
-static bool deter_rpl_slock_busy(const struct sock *sk)
-{
-	return raw_spin_is_locked(&((struct sock *)sk)->sk_lock.slock.rlock);
 }
 
 /* The next VALUE @what at or after *cursor. Under rpl->lock. */
@@ -900,6 +853,33 @@ static u64 deter_rpl_clock(struct deter_rpl *rpl, u64 val)
 				       "rpl-a" : "rpl-b", e ? e->seq : 0);
 	spin_unlock_bh(&rpl->lock);
 	return val;
+}
+
+/*
+ * Is the device holding too many of the socket's bytes (TSQ)? As often
+ * as in the original: the log has each full check, after a run of
+ * checks that found room.
+ */
+static bool deter_rpl_tsq_full(struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *e;
+	struct deter_sock *ds = rpl->ds;
+	bool full = false;
+
+	spin_lock_bh(&rpl->lock);
+	e = deter_rpl_at(rpl, rpl->tsq);
+	if (e && e->a == ds->tsq_room) {
+		rpl->tsq = deter_rpl_next_tsq(rpl, rpl->tsq + 1);
+		ds->tsq_room = 0;
+		full = true;
+	} else {
+		if (e && e->a < ds->tsq_room)
+			deter_rpl_diverge(rpl, "event %u: TSQ full after %llu, not %u",
+					  e->seq, e->a, ds->tsq_room);
+		ds->tsq_room++;
+	}
+	spin_unlock_bh(&rpl->lock);
+	return full;
 }
 
 bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
@@ -977,20 +957,12 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		if (!rpl)
 			return false;
 		*val = deter_rpl_clock(rpl, *val);
-		/*
-		 * The owner, in process context and outside the spinlock (not
-		 * in tcp_release_cb()): segments logged after this read come
-		 * into the backlog now.
-		 */
-		if (unlikely(deter_debug_clock))
-			pr_info("rpl %u clock: task %d owned %d locked %d ctx %u\n",
-				rpl->hdr.sport, in_task(),
-				sock_owned_by_user_nocheck(sk),
-				deter_rpl_slock_busy(sk),
-				rpl->ev[rpl->ctx].seq);
-		if (in_task() && sock_owned_by_user_nocheck(sk) &&
-		    !deter_rpl_slock_busy(sk))
-			deter_rpl_backlog_feed(rpl, (struct sock *)sk);
+		return true;
+	case DETER_VAL_TSQ_FULL:
+		rpl = deter_rpl_get(sk);
+		if (!rpl)
+			return false;
+		*val = deter_rpl_tsq_full(rpl);
 		return true;
 	default:
 		return false;
@@ -1184,7 +1156,7 @@ static void deter_rpl_work(struct work_struct *work)
 		if (e->type == DETER_EV_RX) {
 			/*
 			 * Backlogged segments are the owner's to feed, at its
-			 * own events (deter_rpl_backlog_feed()): racing it
+			 * checks (deter_rpl_owner_check()): racing it
 			 * would split a batch.
 			 */
 			if (want_owned) {

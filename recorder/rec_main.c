@@ -259,6 +259,7 @@ static const char *const rec_value_names[DETER_V_MAX] = {
 	[DETER_V_SYNACK_CLOCK] = "synack_clock_ns",
 	[DETER_V_IP_ID] = "ip_id",
 	[DETER_V_SYN_IPID] = "syn_ipid",
+	[DETER_V_TSQ_FULL] = "tsq_full_after",
 };
 
 static const char *rec_status_str(uint32_t status, char *buf, size_t len)
@@ -515,12 +516,17 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		printf("%8u  ", e->seq);
 	switch (e->type) {
 	case DETER_EV_LOCK:
+		if (e->sub == DETER_LOCK_BACKLOG) {
+			printf(json ? "\"event\":\"lock\",\"by\":\"%s\",\"check\":%llu}\n" :
+				      "lock       %s (at the owner's check %llu)\n",
+			       rec_lock_names[e->sub], (unsigned long long)e->a);
+			break;
+		}
 		printf(json ? "\"event\":\"lock\",\"by\":\"%s\",\"deferred\":%s}\n" :
 			      "lock       %s%s\n",
 		       rec_lock_names[e->sub],
 		       json ? (e->a ? "true" : "false") :
-			      (e->a && e->sub != DETER_LOCK_BACKLOG ?
-			       " (deferred: socket owned)" : ""));
+			      (e->a ? " (deferred: socket owned)" : ""));
 		break;
 	case DETER_EV_RX:
 		if (json) {

@@ -775,6 +775,27 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 	}
 }
 
+/*
+ * Wait until tcpdump has written what it was handed: its file (written
+ * per packet, -U) has not grown for 300 ms. It may lag the connection by
+ * many packets on a slow (emulated) machine; what is still in its ring
+ * when it is stopped is lost. At most 5 s.
+ */
+static void replay_dump_settle(const char *path)
+{
+	off_t last = -1;
+	struct stat st;
+	int i, same = 0;
+
+	for (i = 0; i < 50 && same < 3; i++) {
+		replay_sleep_ms(100);
+		if (stat(path, &st))
+			return;
+		same = st.st_size == last ? same + 1 : 0;
+		last = st.st_size;
+	}
+}
+
 /* Stop everything a run started, in reverse; 0 if all went cleanly. */
 static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int last)
 {
@@ -785,7 +806,8 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 		if (!r->dump[e].pid)
 			continue;
 		/* Let tcpdump write out the last packets it was handed. */
-		replay_sleep_ms(200);
+		replay_dump_path(ctx, r, e, path, sizeof(path));
+		replay_dump_settle(path);
 		if (replay_proc_stop(&r->dump[e], SIGINT, REPLAY_HELPER_MS, &err)) {
 			ret = replay_fail_err(&err);
 			continue;

@@ -6,23 +6,23 @@ bats_require_minimum_version 1.5.0
 load test_helper
 
 DATA=$DETER_TOP/tests/data
-A=65e7ecbb00000005
-B=65e7ecbb00000006
+A=106fbda500000005
+B=106fbda500000006
 
 @test "deter ls lists both ends of the golden connection" {
 	run "$DETER" ls -d "$DATA"
 	assert_status 0
 	[ "${#lines[@]}" -eq 3 ]
 	[[ "${lines[0]}" == "ID "*"STATUS" ]]
-	[[ "${lines[1]}" == "$A  10.0.1.1:50996 "*"10.0.2.1:5201 "*" complete" ]]
-	[[ "${lines[2]}" == "$B  10.0.2.1:5201 "*"10.0.1.1:50996 "*" complete" ]]
+	[[ "${lines[1]}" == "$A  10.0.1.1:60268 "*"10.0.2.1:5201 "*" complete" ]]
+	[[ "${lines[2]}" == "$B  10.0.2.1:5201 "*"10.0.1.1:60268 "*" complete" ]]
 }
 
 @test "deter ls --json gives one object per connection with its counters" {
 	run "$DETER" ls -d "$DATA" --json
 	assert_status 0
 	[ "${#lines[@]}" -eq 2 ]
-	[[ "${lines[0]}" == "{\"id\":\"$A\",\"local\":\"10.0.1.1:50996\",\"remote\":\"10.0.2.1:5201\","* ]]
+	[[ "${lines[0]}" == "{\"id\":\"$A\",\"local\":\"10.0.1.1:60268\",\"remote\":\"10.0.2.1:5201\","* ]]
 	[[ "${lines[0]}" == *"\"retransmissions\":1,\"rtos\":0,\"drops\":0,"* ]]
 	[[ "${lines[1]}" == *"\"drops\":1,\"reorders\":0,\"ce_marks\":0,\"zero_windows\":0,\"incomplete\":false,"* ]]
 }
@@ -37,17 +37,17 @@ B=65e7ecbb00000006
 }
 
 @test "deter show by id prefix prints the connection and its events" {
-	run "$DETER" show -d "$DATA" 65e7ecbb00000006
+	run "$DETER" show -d "$DATA" 106fbda500000006
 	assert_status 0
-	[ "${lines[0]}" = "connection $B  10.0.2.1:5201 -> 10.0.1.1:50996  (passive open, host deter-vm, netns 4026532197)" ]
+	[ "${lines[0]}" = "connection $B  10.0.2.1:5201 -> 10.0.1.1:60268  (passive open, host deter-vm, netns 4026532197)" ]
 	[[ "$output" == *"net        gap ipid "*" count 1"* ]]
 	[[ "${lines[-1]}" == *"summary    snd_una "* ]]
 }
 
 @test "deter show of an ambiguous prefix is an error" {
-	run --separate-stderr "$DETER" show -d "$DATA" 65e7
+	run --separate-stderr "$DETER" show -d "$DATA" 106f
 	assert_status 1
-	[ "$stderr" = "deter: show: 65e7: ambiguous id prefix in $DATA (2 matches)" ]
+	[ "$stderr" = "deter: show: 106f: ambiguous id prefix in $DATA (2 matches)" ]
 }
 
 @test "deter show of an unknown id says so" {
@@ -67,7 +67,7 @@ B=65e7ecbb00000006
 	truncate -s 500 t.dlog
 	run --separate-stderr "$DETER" show t.dlog
 	assert_status 1
-	[ "$stderr" = "deter: show: t.dlog:500: file is 500 bytes, header says 1064" ]
+	[ "$stderr" = "deter: show: t.dlog:500: file is 500 bytes, header says 1544" ]
 }
 
 @test "a log of another format version is rejected" {
@@ -75,7 +75,7 @@ B=65e7ecbb00000006
 	printf '\x09' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
 	run --separate-stderr "$DETER" show v.dlog
 	assert_status 1
-	[ "$stderr" = "deter: show: v.dlog:8: log format version 9, this deter reads version 1" ]
+	[ "$stderr" = "deter: show: v.dlog:8: log format version 9, this deter reads version 2" ]
 }
 
 @test "a file that is not a log is rejected" {

@@ -8,8 +8,8 @@ bats_require_minimum_version 1.5.0
 load test_helper
 
 DATA=$DETER_TOP/tests/data
-A=65e7ecbb00000005
-B=65e7ecbb00000006
+A=106fbda500000005
+B=106fbda500000006
 
 @test "deter replay --help prints its usage and exits 0" {
 	run "$DETER" replay --help
@@ -72,7 +72,7 @@ Try 'deter replay --help'." ]
 	cp "$DATA/$A.dlog" d/
 	run --separate-stderr "$DETER" replay -d d "$A"
 	assert_status 1
-	[ "$stderr" = "deter replay: d/$A.dlog: no peer log in d (none is 10.0.2.1:5201 -> 10.0.1.1:50996 with ISNs 2608247398/2846264184)" ]
+	[ "$stderr" = "deter replay: d/$A.dlog: no peer log in d (none is 10.0.2.1:5201 -> 10.0.1.1:60268 with ISNs 3991922170/357393988)" ]
 }
 
 @test "deter replay of two logs that are not a pair names the second" {
@@ -80,7 +80,7 @@ Try 'deter replay --help'." ]
 	cp "$DATA/$A.dlog" other.dlog
 	run --separate-stderr "$DETER" replay a.dlog other.dlog
 	assert_status 1
-	[ "$stderr" = "deter replay: other.dlog: not the peer of a.dlog (10.0.1.1:50996 -> 10.0.2.1:5201, expected 10.0.2.1:5201 -> 10.0.1.1:50996)" ]
+	[ "$stderr" = "deter replay: other.dlog: not the peer of a.dlog (10.0.1.1:60268 -> 10.0.2.1:5201, expected 10.0.2.1:5201 -> 10.0.1.1:60268)" ]
 }
 
 @test "deter replay of one log twice is an error" {
@@ -117,7 +117,7 @@ Try 'deter replay --help'." ]
 	truncate -s 500 "d/$B.dlog"
 	run --separate-stderr "$DETER" replay -d d "$A"
 	assert_status 1
-	[ "$stderr" = "deter replay: d/$A.dlog: no peer log in d (none is 10.0.2.1:5201 -> 10.0.1.1:50996 with ISNs 2608247398/2846264184; unreadable logs skipped)" ]
+	[ "$stderr" = "deter replay: d/$A.dlog: no peer log in d (none is 10.0.2.1:5201 -> 10.0.1.1:60268 with ISNs 3991922170/357393988; unreadable logs skipped)" ]
 }
 
 @test "deter replay of an incomplete log refuses it" {
