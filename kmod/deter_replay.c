@@ -83,7 +83,8 @@ struct deter_rpl {
 	struct sock *sk;		/* bound socket, held */
 	struct deter_sock *ds;
 	u32 ctx, clk, call, synack;	/* cursors: event indices */
-	u32 tsq;			/* the next TSQ_FULL value */
+	const struct deter_replay_ev *tsq_ev;	/* the next TSQ_FULL value */
+	u32 tsq;			/* cursor: just past it */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u64 clock;			/* last CLOCK value handed out */
 	unsigned long jiffies;		/* jiffies TCP reads */
@@ -387,14 +388,22 @@ static void deter_rpl_ctx_next(struct deter_rpl *rpl)
 	deter_rpl_kick(rpl, 0);
 }
 
-/* The first TSQ_FULL value at or after @i, or the end of the log. */
-static u32 deter_rpl_next_tsq(const struct deter_rpl *rpl, u32 i)
+/* The next VALUE @what at or after *cursor. Under rpl->lock. */
+static const struct deter_replay_ev *deter_rpl_next_value(struct deter_rpl *rpl,
+							  u32 *cursor,
+							  u16 what)
 {
-	for (; i < rpl->hdr.nevents; i++)
-		if (rpl->ev[i].type == DETER_EV_VALUE &&
-		    rpl->ev[i].sub == DETER_V_TSQ_FULL)
-			break;
-	return i;
+	const struct deter_replay_ev *e;
+	u32 i;
+
+	for (i = *cursor; (e = deter_rpl_at(rpl, i)); i++) {
+		if (e->type == DETER_EV_VALUE && e->sub == what) {
+			*cursor = i + 1;
+			return e;
+		}
+	}
+	*cursor = i;
+	return NULL;
 }
 
 /* Bind @sk to @rpl: from now on it is replayed. */
@@ -408,7 +417,8 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	rpl->sk = sk;
 	rpl->ds = ds;
 	rpl->jiffies = 0;
-	rpl->tsq = deter_rpl_next_tsq(rpl, 0);
+	rpl->tsq = 0;
+	rpl->tsq_ev = deter_rpl_next_value(rpl, &rpl->tsq, DETER_V_TSQ_FULL);
 	deter_rpl_ctx_skip(rpl, 0, NULL);
 	WRITE_ONCE(ds->rpl, rpl);
 	WRITE_ONCE(rpl->state, DETER_RPL_RUNNING);
@@ -627,13 +637,12 @@ static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk,
 	}
 }
 
-void deter_replay_sk_lock_wait(struct sock *sk, bool owned)
+void deter_replay_sk_lock_wait(struct sock *sk)
 {
 	struct deter_rpl *rpl = deter_rpl_get(sk);
 	char want[48];
 
-	/* Once it owns the socket, the owner waits at its checks instead. */
-	if (!rpl || owned || rpl->driver == current)
+	if (!rpl || rpl->driver == current)
 		return;
 	atomic_inc(&rpl->users);
 	deter_rpl_kick(rpl, 0);
@@ -815,24 +824,6 @@ bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
 	return true;
 }
 
-/* The next VALUE @what at or after *cursor. Under rpl->lock. */
-static const struct deter_replay_ev *deter_rpl_next_value(struct deter_rpl *rpl,
-							  u32 *cursor,
-							  u16 what)
-{
-	const struct deter_replay_ev *e;
-	u32 i;
-
-	for (i = *cursor; (e = deter_rpl_at(rpl, i)); i++) {
-		if (e->type == DETER_EV_VALUE && e->sub == what) {
-			*cursor = i + 1;
-			return e;
-		}
-	}
-	*cursor = i;
-	return NULL;
-}
-
 static u64 deter_rpl_clock(struct deter_rpl *rpl, u64 val)
 {
 	const struct deter_replay_ev *e;
@@ -867,9 +858,10 @@ static bool deter_rpl_tsq_full(struct deter_rpl *rpl)
 	bool full = false;
 
 	spin_lock_bh(&rpl->lock);
-	e = deter_rpl_at(rpl, rpl->tsq);
+	e = rpl->tsq_ev;
 	if (e && e->a == ds->tsq_room) {
-		rpl->tsq = deter_rpl_next_tsq(rpl, rpl->tsq + 1);
+		rpl->tsq_ev = deter_rpl_next_value(rpl, &rpl->tsq,
+						   DETER_V_TSQ_FULL);
 		ds->tsq_room = 0;
 		full = true;
 	} else {

@@ -29,7 +29,7 @@ int deter_replay_arm(bool on);
 bool deter_replay_active(void);
 
 bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run);
-void deter_replay_sk_lock_wait(struct sock *sk, bool owned);
+void deter_replay_sk_lock_wait(struct sock *sk);
 
 extern bool deter_debug_clock;
 void deter_debug_clock_read(const char *what, u32 seq);

@@ -813,7 +813,6 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 			continue;
 		}
 		/* Timestamps: the original's inferred send and receive times. */
-		replay_dump_path(ctx, r, e, path, sizeof(path));
 		if (replay_pcap_retime(path, ctx->pair.log[e], ctx->pair.log[!e], &err))
 			ret = replay_fail_err(&err);
 	}
