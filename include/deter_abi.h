@@ -218,6 +218,16 @@ enum {
  *   TSQ_FULL      TSQ found the device holding more of this socket's bytes
  *                 than its limit (tcp_small_queue_check()): how many of
  *                 its checks since the previous such one found room
+ *   AUTOCORK      tcp_push() found the device still holding some of this
+ *                 socket's packets, so it may autocork: how many of its
+ *                 checks since the previous such one found none
+ *   HOST_QUEUED   a segment to retransmit still had its previous copy in
+ *                 the host's queues (skb_still_in_host_queue()): how many
+ *                 of its checks since the previous such one found it gone
+ *   BACKLOG_LEN   the owner's tcp_space() found bytes in the backlog
+ *                 (segments that came while it worked): how many of its
+ *                 reads since the previous such one found it empty (a),
+ *                 and the bytes (b)
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
@@ -226,6 +236,9 @@ enum deter_abi_value {
 	DETER_V_IP_ID,
 	DETER_V_SYN_IPID,
 	DETER_V_TSQ_FULL,
+	DETER_V_BACKLOG_LEN,
+	DETER_V_AUTOCORK,
+	DETER_V_HOST_QUEUED,
 	DETER_V_MAX,
 };
 

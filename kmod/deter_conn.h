@@ -47,8 +47,15 @@ struct deter_sock {
 
 	/* owner only: times it looked at its backlog, this ownership */
 	u32 bl_checks;
-	/* under the socket lock: TSQ checks that found room, in a row */
+	/*
+	 * Under the socket lock: checks of a usually-false test that found
+	 * it false, in a row (TSQ full, autocork, segment still queued).
+	 */
 	u32 tsq_room;
+	u32 autocork_idle;
+	u32 hostq_gone;
+	/* owner only: its backlog reads that found it empty, in a row */
+	u32 bl_empty;
 
 	/* configuration last recorded, under the socket lock */
 	u32 cfg[6];			/* indexed by enum deter_cfg */

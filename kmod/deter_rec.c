@@ -179,6 +179,21 @@ static unsigned int deter_rec_synack_slot(u16 sport, u16 dport)
  * @what: which value
  * @val: the value
  */
+/*
+ * A test that is usually false and depends on timing (the device still
+ * holding packets): log only the true ones, each with the run of false
+ * ones before it, which replay counts the same way.
+ */
+static void deter_rec_rare(struct deter_sock *ds, u16 what, u32 *run, u64 val)
+{
+	if (!val) {
+		(*run)++;
+		return;
+	}
+	deter_rec_emit(ds, DETER_EV_VALUE, what, *run, 0, 0);
+	*run = 0;
+}
+
 void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		     enum deter_value what, u64 val)
 {
@@ -226,14 +241,28 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_IP_ID, val, 0, 0);
 		break;
 	case DETER_VAL_TSQ_FULL:
-		/* Only the full ones, with the run of checks before. */
+		deter_rec_rare(ds, DETER_V_TSQ_FULL, &ds->tsq_room, val);
+		break;
+	case DETER_VAL_AUTOCORK:
+		deter_rec_rare(ds, DETER_V_AUTOCORK, &ds->autocork_idle, val);
+		break;
+	case DETER_VAL_HOST_QUEUED:
+		deter_rec_rare(ds, DETER_V_HOST_QUEUED, &ds->hostq_gone, val);
+		break;
+	case DETER_VAL_BACKLOG_LEN:
+		/*
+		 * Only the owner can find segments in the backlog; softirq
+		 * and timers run TCP only when no one owns the socket.
+		 */
+		if (!sock_owned_by_user_nocheck(sk))
+			break;
 		if (!val) {
-			ds->tsq_room++;
+			ds->bl_empty++;
 			break;
 		}
-		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_TSQ_FULL,
-			       ds->tsq_room, 0, 0);
-		ds->tsq_room = 0;
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_BACKLOG_LEN,
+			       ds->bl_empty, val, 0);
+		ds->bl_empty = 0;
 		break;
 	default:	/* ISN, TS offset: in the connection's identity */
 		break;

@@ -72,6 +72,16 @@ static const char *const deter_rpl_state_names[] = {
 	[DETER_RPL_DIVERGED] = "diverged",
 };
 
+/*
+ * A timing-dependent value the log lists only where it is not the usual
+ * one (a test that found true, a backlog that was not empty), each after
+ * the run of usual ones before it.
+ */
+struct deter_rpl_rare {
+	const struct deter_replay_ev *ev;	/* the next true one */
+	u32 cursor;				/* just past it */
+};
+
 struct deter_rpl {
 	struct list_head node;
 	struct deter_replay_hdr hdr;
@@ -83,8 +93,10 @@ struct deter_rpl {
 	struct sock *sk;		/* bound socket, held */
 	struct deter_sock *ds;
 	u32 ctx, clk, call, synack;	/* cursors: event indices */
-	const struct deter_replay_ev *tsq_ev;	/* the next TSQ_FULL value */
-	u32 tsq;			/* cursor: just past it */
+	struct deter_rpl_rare tsq;	/* TSQ_FULL */
+	struct deter_rpl_rare autocork;	/* AUTOCORK */
+	struct deter_rpl_rare hostq;	/* HOST_QUEUED */
+	struct deter_rpl_rare bl;	/* BACKLOG_LEN */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u64 clock;			/* last CLOCK value handed out */
 	unsigned long jiffies;		/* jiffies TCP reads */
@@ -406,6 +418,13 @@ static const struct deter_replay_ev *deter_rpl_next_value(struct deter_rpl *rpl,
 	return NULL;
 }
 
+static void deter_rpl_rare_init(struct deter_rpl *rpl,
+				struct deter_rpl_rare *r, u16 what)
+{
+	r->cursor = 0;
+	r->ev = deter_rpl_next_value(rpl, &r->cursor, what);
+}
+
 /* Bind @sk to @rpl: from now on it is replayed. */
 static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 {
@@ -417,8 +436,10 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	rpl->sk = sk;
 	rpl->ds = ds;
 	rpl->jiffies = 0;
-	rpl->tsq = 0;
-	rpl->tsq_ev = deter_rpl_next_value(rpl, &rpl->tsq, DETER_V_TSQ_FULL);
+	deter_rpl_rare_init(rpl, &rpl->tsq, DETER_V_TSQ_FULL);
+	deter_rpl_rare_init(rpl, &rpl->autocork, DETER_V_AUTOCORK);
+	deter_rpl_rare_init(rpl, &rpl->hostq, DETER_V_HOST_QUEUED);
+	deter_rpl_rare_init(rpl, &rpl->bl, DETER_V_BACKLOG_LEN);
 	deter_rpl_ctx_skip(rpl, 0, NULL);
 	WRITE_ONCE(ds->rpl, rpl);
 	WRITE_ONCE(rpl->state, DETER_RPL_RUNNING);
@@ -724,6 +745,20 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	*taken = false;
 	if (!rpl || skb->protocol != htons(ETH_P_IP))
 		return !!rpl;
+	/*
+	 * In the original the segment came from another host, so its data
+	 * was its own; here veth hands over a clone of the sender's skb.
+	 * Unshare it as a forwarding hop's skb_cow() does, so that its
+	 * truesize, tailroom and whether TCP may steal its head (receive
+	 * buffer charge, coalescing, scaling_ratio) come out as they did.
+	 */
+	if (skb_cloned(skb) && pskb_expand_head(skb, 0, 0, GFP_ATOMIC)) {
+		spin_lock(&rpl->lock);
+		deter_rpl_diverge(rpl, "no memory to unshare a received segment");
+		deter_rpl_kick(rpl, 0);
+		spin_unlock(&rpl->lock);
+		return true;
+	}
 	deter_rpl_set_cpu(rpl);
 	ds = rpl->ds;
 	syn = ((const struct tcphdr *)skb->data)->syn;
@@ -846,32 +881,67 @@ static u64 deter_rpl_clock(struct deter_rpl *rpl, u64 val)
 	return val;
 }
 
+static const char *const deter_rpl_rare_names[DETER_V_MAX] = {
+	[DETER_V_TSQ_FULL] = "TSQ full",
+	[DETER_V_AUTOCORK] = "autocork",
+	[DETER_V_HOST_QUEUED] = "segment still queued",
+};
+
 /*
- * Is the device holding too many of the socket's bytes (TSQ)? As often
- * as in the original: the log has each full check, after a run of
- * checks that found room.
+ * Is the device still holding the socket's packets (TSQ full, autocork,
+ * a segment's previous copy still queued)? As often as in the original:
+ * the log has each check that found so, after the run (*@run) of checks
+ * that found not.
  */
-static bool deter_rpl_tsq_full(struct deter_rpl *rpl)
+static bool deter_rpl_rare(struct deter_rpl *rpl, struct deter_rpl_rare *r,
+			   u16 what, u32 *run)
+{
+	const struct deter_replay_ev *e;
+	bool yes = false;
+
+	spin_lock_bh(&rpl->lock);
+	e = r->ev;
+	if (e && e->a == *run) {
+		r->ev = deter_rpl_next_value(rpl, &r->cursor, what);
+		*run = 0;
+		yes = true;
+	} else {
+		if (e && e->a < *run)
+			deter_rpl_diverge(rpl, "event %u: %s after %llu checks, not %u",
+					  e->seq, deter_rpl_rare_names[what], e->a,
+					  *run);
+		(*run)++;
+	}
+	spin_unlock_bh(&rpl->lock);
+	return yes;
+}
+
+/*
+ * The bytes the owner's tcp_space() finds in the backlog: in the original
+ * they were the segments that came while it worked, so they depend on
+ * timing; here the log says, and the reads it does not list found none.
+ */
+static u64 deter_rpl_backlog_len(struct deter_rpl *rpl)
 {
 	const struct deter_replay_ev *e;
 	struct deter_sock *ds = rpl->ds;
-	bool full = false;
+	u64 len = 0;
 
 	spin_lock_bh(&rpl->lock);
-	e = rpl->tsq_ev;
-	if (e && e->a == ds->tsq_room) {
-		rpl->tsq_ev = deter_rpl_next_value(rpl, &rpl->tsq,
-						   DETER_V_TSQ_FULL);
-		ds->tsq_room = 0;
-		full = true;
+	e = rpl->bl.ev;
+	if (e && e->a == ds->bl_empty) {
+		len = e->b;
+		rpl->bl.ev = deter_rpl_next_value(rpl, &rpl->bl.cursor,
+						  DETER_V_BACKLOG_LEN);
+		ds->bl_empty = 0;
 	} else {
-		if (e && e->a < ds->tsq_room)
-			deter_rpl_diverge(rpl, "event %u: TSQ full after %llu, not %u",
-					  e->seq, e->a, ds->tsq_room);
-		ds->tsq_room++;
+		if (e && e->a < ds->bl_empty)
+			deter_rpl_diverge(rpl, "event %u: backlog of %llu B after %llu empty reads, not %u",
+					  e->seq, e->b, e->a, ds->bl_empty);
+		ds->bl_empty++;
 	}
 	spin_unlock_bh(&rpl->lock);
-	return full;
+	return len;
 }
 
 bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
@@ -954,7 +1024,28 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		rpl = deter_rpl_get(sk);
 		if (!rpl)
 			return false;
-		*val = deter_rpl_tsq_full(rpl);
+		*val = deter_rpl_rare(rpl, &rpl->tsq, DETER_V_TSQ_FULL,
+				      &rpl->ds->tsq_room);
+		return true;
+	case DETER_VAL_AUTOCORK:
+		rpl = deter_rpl_get(sk);
+		if (!rpl)
+			return false;
+		*val = deter_rpl_rare(rpl, &rpl->autocork, DETER_V_AUTOCORK,
+				      &rpl->ds->autocork_idle);
+		return true;
+	case DETER_VAL_HOST_QUEUED:
+		rpl = deter_rpl_get(sk);
+		if (!rpl)
+			return false;
+		*val = deter_rpl_rare(rpl, &rpl->hostq, DETER_V_HOST_QUEUED,
+				      &rpl->ds->hostq_gone);
+		return true;
+	case DETER_VAL_BACKLOG_LEN:
+		rpl = deter_rpl_get(sk);
+		if (!rpl || !sock_owned_by_user_nocheck(sk))
+			return false;
+		*val = deter_rpl_backlog_len(rpl);
 		return true;
 	default:
 		return false;

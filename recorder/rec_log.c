@@ -234,6 +234,8 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 		case DETER_EV_CONFIG:
 		case DETER_EV_VALUE:
 			r |= rec_buf_varint(&b, e->a);
+			if (e->type == DETER_EV_VALUE && e->sub == DETER_V_BACKLOG_LEN)
+				r |= rec_buf_varint(&b, e->b);
 			break;
 		case DETER_EV_RX:
 			r |= rec_buf_varint(&b, rec_zigzag_encode(e->a - c->rx_expect));
@@ -406,6 +408,9 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 				goto fail;
 			}
 			if (rec_log_get(&rd, &e.a, "value"))
+				goto fail;
+			if (e.sub == DETER_V_BACKLOG_LEN &&
+			    rec_log_get(&rd, &e.b, "backlog bytes"))
 				goto fail;
 			break;
 		case DETER_EV_RX:

@@ -260,6 +260,9 @@ static const char *const rec_value_names[DETER_V_MAX] = {
 	[DETER_V_IP_ID] = "ip_id",
 	[DETER_V_SYN_IPID] = "syn_ipid",
 	[DETER_V_TSQ_FULL] = "tsq_full_after",
+	[DETER_V_BACKLOG_LEN] = "backlog_after",
+	[DETER_V_AUTOCORK] = "autocork_after",
+	[DETER_V_HOST_QUEUED] = "host_queued_after",
 };
 
 static const char *rec_status_str(uint32_t status, char *buf, size_t len)
@@ -589,7 +592,14 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		       rec_cfg_names[e->sub], (unsigned long long)e->a);
 		break;
 	case DETER_EV_VALUE:
-		if (json)
+		if (e->sub == DETER_V_BACKLOG_LEN && json)
+			printf("\"event\":\"value\",\"what\":\"%s\",\"value\":%llu,\"bytes\":%llu}\n",
+			       rec_value_names[e->sub], (unsigned long long)e->a,
+			       (unsigned long long)e->b);
+		else if (e->sub == DETER_V_BACKLOG_LEN)
+			printf("value      %s %llu: %llu B\n", rec_value_names[e->sub],
+			       (unsigned long long)e->a, (unsigned long long)e->b);
+		else if (json)
 			printf("\"event\":\"value\",\"what\":\"%s\",\"value\":%llu}\n",
 			       rec_value_names[e->sub], (unsigned long long)e->a);
 		else

@@ -67,10 +67,16 @@ static size_t make_events(struct rec_ev *evs, struct rec_state *states,
 			e->sub = unit_rand() % DETER_NET_MAX;
 			e->a = rx - unit_rand() % 5;
 			e->b = 1 + unit_rand() % 3;
-		} else if (r < 14) {
+		} else if (r < 14 && unit_rand() % 2) {
 			e->type = DETER_EV_CONFIG;
 			e->sub = unit_rand() % DETER_CFG_MAX;
 			e->a = unit_rand();
+		} else if (r < 14) {
+			e->type = DETER_EV_VALUE;
+			e->sub = unit_rand() % DETER_V_MAX;
+			e->a = unit_rand() % 1000;
+			if (e->sub == DETER_V_BACKLOG_LEN)
+				e->b = unit_rand();	/* the only one with a b */
 		} else {
 			e->type = DETER_EV_STATE;
 			e->sub = r == 15;
