@@ -19,7 +19,6 @@
 
 #include <linux/debugfs.h>
 #include <linux/module.h>
-#include <linux/ip.h>
 #include <net/deter.h>
 
 #include "../include/deter_abi.h"
@@ -59,11 +58,6 @@ static bool deter_op_rx(struct sock *sk, struct sk_buff *skb)
 {
 	bool taken;
 
-	if (deter_debug_clock)
-		pr_info("DBGRX %u id %u len %u ts %u end %u hl %u cl %d hf %d nf %u\n",
-			ntohs(inet_sk(sk)->inet_sport), ntohs(ip_hdr(skb)->id), skb->len,
-			skb->truesize, skb_end_offset(skb), skb_headlen(skb),
-			skb_cloned(skb), skb->head_frag, skb_shinfo(skb)->nr_frags);
 	if (deter_replay_sk_rx(sk, skb, &taken))
 		return taken;
 	deter_rec_sk_rx(sk, skb);

@@ -117,9 +117,11 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
 {
 	if ((seq & DETER_REC_CHECKPOINT_MASK) != DETER_REC_CHECKPOINT_MASK)
 		return;
-	trace_deter_state(ds->conn, atomic_inc_return(&ds->seq),
-			  DETER_STATE_CHECKPOINT, sk,
+	seq = atomic_inc_return(&ds->seq);
+	trace_deter_state(ds->conn, seq, DETER_STATE_CHECKPOINT, sk,
 			  ds->rx_zero_wnd);
+	if (unlikely(deter_debug_clock))
+		deter_debug_state("rec", sk, seq);
 }
 
 /*

@@ -113,7 +113,25 @@ struct deter_rpl {
 
 bool deter_debug_clock;
 module_param_named(debug_clock, deter_debug_clock, bool, 0644);
-MODULE_PARM_DESC(debug_clock, "log every TCP clock read of a recorded or replayed socket, with its callers");
+MODULE_PARM_DESC(debug_clock, "log every TCP clock read of a recorded or replayed socket, with its callers, and receive state at checkpoints");
+
+/**
+ * deter_debug_state() - log receive-side state at a checkpoint, for
+ *	debugging replays (with debug_clock=1)
+ * @what: "rec" or "rpl"
+ * @sk: the socket
+ * @seq: the checkpoint's sequence number
+ */
+void deter_debug_state(const char *what, const struct sock *sk, u32 seq)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	pr_info("%s state %u port %u ssthresh %u clamp %u rcvbuf %d rmem %d bl %d ratio %u wnd %u space %u copied %u\n",
+		what, seq, sk->sk_num, tp->rcv_ssthresh, tp->window_clamp,
+		READ_ONCE(sk->sk_rcvbuf), atomic_read(&sk->sk_rmem_alloc),
+		READ_ONCE(sk->sk_backlog.len), tp->scaling_ratio, tp->rcv_wnd,
+		tp->rcvq_space.space, tp->copied_seq);
+}
 
 /**
  * deter_debug_clock_read() - trace a clock read, for debugging replays
@@ -353,6 +371,10 @@ static void deter_rpl_check(struct deter_rpl *rpl,
 		return;
 	want = &rpl->states[e->a * DETER_ST_MAX];
 	deter_rpl_state_read(rpl->sk, rpl->ds, now);
+	if (unlikely(deter_debug_clock))
+		deter_debug_state("rpl", rpl->sk, e->seq);
+	if (unlikely(deter_debug_clock))
+		deter_debug_state("rpl", rpl->sk, e->seq);
 	for (i = 0; i < DETER_ST_MAX; i++) {
 		/* counters of the recording side only */
 		if (i == DETER_ST_RX_ZERO_WND)

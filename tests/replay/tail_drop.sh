@@ -6,7 +6,7 @@
 # data segment of the third request, so A recovers with a tail loss probe
 # or an RTO.
 
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off || exit $ksft_fail
 switch_drop_nth "$A_IP" 30
