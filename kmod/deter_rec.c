@@ -173,14 +173,6 @@ static unsigned int deter_rec_synack_slot(u16 sport, u16 dport)
 	return i;
 }
 
-/**
- * deter_rec_value() - TCP used a value it took from the kernel
- * @sk: the socket (the request socket for DETER_VAL_SYNACK_CLOCK, the
- *	listener for a passive ISN)
- * @skb: the SYN, for a passive ISN and TS offset; else NULL
- * @what: which value
- * @val: the value
- */
 /*
  * A test that is usually false and depends on timing (the device still
  * holding packets): log only the true ones, each with the run of false
@@ -196,6 +188,14 @@ static void deter_rec_rare(struct deter_sock *ds, u16 what, u32 *run, u64 val)
 	*run = 0;
 }
 
+/**
+ * deter_rec_value() - TCP used a value it took from the kernel
+ * @sk: the socket (the request socket for DETER_VAL_SYNACK_CLOCK, the
+ *	listener for a passive ISN)
+ * @skb: the SYN, for a passive ISN and TS offset; else NULL
+ * @what: which value
+ * @val: the value
+ */
 void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		     enum deter_value what, u64 val)
 {

@@ -958,7 +958,7 @@ static u64 deter_rpl_backlog_len(struct deter_rpl *rpl)
 		ds->bl_empty = 0;
 	} else {
 		if (e && e->a < ds->bl_empty)
-			deter_rpl_diverge(rpl, "event %u: backlog of %llu B after %llu empty reads, not %u",
+			deter_rpl_diverge(rpl, "event %u: backlog %llu B after %llu reads, not %u",
 					  e->seq, e->b, e->a, ds->bl_empty);
 		ds->bl_empty++;
 	}

@@ -592,20 +592,17 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		       rec_cfg_names[e->sub], (unsigned long long)e->a);
 		break;
 	case DETER_EV_VALUE:
-		if (e->sub == DETER_V_BACKLOG_LEN && json)
-			printf("\"event\":\"value\",\"what\":\"%s\",\"value\":%llu,\"bytes\":%llu}\n",
-			       rec_value_names[e->sub], (unsigned long long)e->a,
-			       (unsigned long long)e->b);
-		else if (e->sub == DETER_V_BACKLOG_LEN)
-			printf("value      %s %llu: %llu B\n", rec_value_names[e->sub],
-			       (unsigned long long)e->a, (unsigned long long)e->b);
-		else if (json)
-			printf("\"event\":\"value\",\"what\":\"%s\",\"value\":%llu}\n",
+		if (json)
+			printf("\"event\":\"value\",\"what\":\"%s\",\"value\":%llu",
 			       rec_value_names[e->sub], (unsigned long long)e->a);
 		else
-			printf("value      %s %s%llu\n", rec_value_names[e->sub],
+			printf("value      %s %s%llu", rec_value_names[e->sub],
 			       e->sub == DETER_V_CLOCK || e->sub == DETER_V_JIFFIES ? "+" : "",
 			       (unsigned long long)e->a);
+		if (e->sub == DETER_V_BACKLOG_LEN)	/* the only one with a b */
+			printf(json ? ",\"bytes\":%llu" : ": %llu B",
+			       (unsigned long long)e->b);
+		printf(json ? "}\n" : "\n");
 		break;
 	case DETER_EV_STATE:
 		s = &log->states[e->a];
