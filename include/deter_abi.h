@@ -224,6 +224,11 @@ enum {
  *   HOST_QUEUED   a segment to retransmit still had its previous copy in
  *                 the host's queues (skb_still_in_host_queue()): how many
  *                 of its checks since the previous such one found it gone
+ *   PAGE_FRAG     tcp_sendmsg_locked()'s page fragment started over
+ *                 (another page, or the same one from its start once every
+ *                 skb let go of it) or is the socket's first: how many of
+ *                 its refills since the previous such one kept going (a),
+ *                 and the page's order << 16 | the offset (b)
  *   BACKLOG_LEN   the owner's tcp_space() found bytes in the backlog
  *                 (segments that came while it worked): how many of its
  *                 reads since the previous such one found it empty (a),
@@ -239,8 +244,15 @@ enum deter_abi_value {
 	DETER_V_BACKLOG_LEN,
 	DETER_V_AUTOCORK,
 	DETER_V_HOST_QUEUED,
+	DETER_V_PAGE_FRAG,
 	DETER_V_MAX,
 };
+
+/* The VALUE events that carry a second number, b. */
+static inline int deter_value_has_b(unsigned int what)
+{
+	return what == DETER_V_BACKLOG_LEN || what == DETER_V_PAGE_FRAG;
+}
 
 /*
  * Replay scripts: what `deter replay` writes to debugfs deter/replay for

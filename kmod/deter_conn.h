@@ -56,6 +56,9 @@ struct deter_sock {
 	u32 hostq_gone;
 	/* owner only: its backlog reads that found it empty, in a row */
 	u32 bl_empty;
+	/* owner only: page-fragment refills that kept going, in a row */
+	u32 pf_same;
+	bool pf_seen;			/* a refill was logged */
 
 	/* configuration last recorded, under the socket lock */
 	u32 cfg[6];			/* indexed by enum deter_cfg */

@@ -18,6 +18,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/ip.h>
 #include <linux/module.h>
 #include <net/deter.h>
 
@@ -54,10 +55,25 @@ static void deter_op_backlog_check(struct sock *sk)
 		deter_rec_backlog_check(sk);
 }
 
+static bool deter_op_page_frag_refill(struct sock *sk, struct page_frag *pfrag)
+{
+	bool ok;
+
+	if (deter_replay_page_frag_refill(sk, pfrag, &ok))
+		return ok;
+	return deter_rec_page_frag_refill(sk, pfrag);
+}
+
 static bool deter_op_rx(struct sock *sk, struct sk_buff *skb)
 {
 	bool taken;
 
+	if (unlikely(deter_debug_clock))
+		pr_info("DBGRX %u id %u own %d len %u ts %u nf %u hl %u tr %d cl %d bl %d tail %d seq %u\n",
+			sk->sk_num, ntohs(ip_hdr(skb)->id), sock_owned_by_user(sk), skb->len,
+			skb->truesize, skb_shinfo(skb)->nr_frags, skb_headlen(skb),
+			skb_tailroom(skb), skb_cloned(skb), READ_ONCE(sk->sk_backlog.len),
+			!!sk->sk_backlog.tail, ntohl(tcp_hdr(skb)->seq));
 	if (deter_replay_sk_rx(sk, skb, &taken))
 		return taken;
 	deter_rec_sk_rx(sk, skb);
@@ -109,6 +125,7 @@ static const struct deter_ops deter_tcp_ops = {
 	.sk_rx		= deter_op_rx,
 	.sk_call	= deter_op_call,
 	.sk_call_done	= deter_op_call_done,
+	.sk_page_frag_refill = deter_op_page_frag_refill,
 	.value		= deter_op_value,
 	.jiffies	= deter_op_jiffies,
 	.owner		= THIS_MODULE,

@@ -173,6 +173,39 @@ static unsigned int deter_rec_synack_slot(u16 sport, u16 dport)
 	return i;
 }
 
+/**
+ * deter_rec_page_frag_refill() - tcp_sendmsg_locked() refills its page
+ *	fragment
+ * @sk: the socket, owned by the caller
+ * @pfrag: the fragment
+ *
+ * Logs the refills where the fragment starts over (another page, or the
+ * same page from offset 0 once every skb let go of it; it depends on
+ * when the data was acknowledged and freed) and the socket's first.
+ *
+ * Return: what sk_page_frag_refill() returned.
+ */
+bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag)
+{
+	struct deter_sock *ds = deter_rec_get(sk);
+	struct page *page = pfrag->page;
+	unsigned int off = pfrag->offset, size = pfrag->size;
+	bool ok = sk_page_frag_refill(sk, pfrag);
+
+	if (!ds || !ok)
+		return ok;
+	if (ds->pf_seen && pfrag->page == page && pfrag->offset == off &&
+	    pfrag->size == size) {
+		ds->pf_same++;
+		return ok;
+	}
+	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_PAGE_FRAG, ds->pf_same,
+		       (u64)get_order(pfrag->size) << 16 | pfrag->offset, 0);
+	ds->pf_same = 0;
+	ds->pf_seen = true;
+	return ok;
+}
+
 /*
  * A test that is usually false and depends on timing (the device still
  * holding packets): log only the true ones, each with the run of false

@@ -97,6 +97,7 @@ struct deter_rpl {
 	struct deter_rpl_rare autocork;	/* AUTOCORK */
 	struct deter_rpl_rare hostq;	/* HOST_QUEUED */
 	struct deter_rpl_rare bl;	/* BACKLOG_LEN */
+	struct deter_rpl_rare pf;	/* PAGE_FRAG */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u64 clock;			/* last CLOCK value handed out */
 	unsigned long jiffies;		/* jiffies TCP reads */
@@ -126,11 +127,13 @@ void deter_debug_state(const char *what, const struct sock *sk, u32 seq)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	pr_info("%s state %u port %u ssthresh %u clamp %u rcvbuf %d rmem %d bl %d ratio %u wnd %u space %u copied %u\n",
+	pr_info("%s state %u port %u ssthresh %u clamp %u rcvbuf %d rmem %d bl %d ratio %u wnd %u space %u copied %u wq %d sndbuf %d snd_wnd %u write_seq %u nrtx %u\n",
 		what, seq, sk->sk_num, tp->rcv_ssthresh, tp->window_clamp,
 		READ_ONCE(sk->sk_rcvbuf), atomic_read(&sk->sk_rmem_alloc),
 		READ_ONCE(sk->sk_backlog.len), tp->scaling_ratio, tp->rcv_wnd,
-		tp->rcvq_space.space, tp->copied_seq);
+		tp->rcvq_space.space, tp->copied_seq,
+		READ_ONCE(sk->sk_wmem_queued), READ_ONCE(sk->sk_sndbuf),
+		tp->snd_wnd, tp->write_seq, tcp_write_queue_empty(sk) ? 0 : 1);
 }
 
 /**
@@ -462,6 +465,7 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	deter_rpl_rare_init(rpl, &rpl->autocork, DETER_V_AUTOCORK);
 	deter_rpl_rare_init(rpl, &rpl->hostq, DETER_V_HOST_QUEUED);
 	deter_rpl_rare_init(rpl, &rpl->bl, DETER_V_BACKLOG_LEN);
+	deter_rpl_rare_init(rpl, &rpl->pf, DETER_V_PAGE_FRAG);
 	deter_rpl_ctx_skip(rpl, 0, NULL);
 	WRITE_ONCE(ds->rpl, rpl);
 	WRITE_ONCE(rpl->state, DETER_RPL_RUNNING);
@@ -964,6 +968,82 @@ static u64 deter_rpl_backlog_len(struct deter_rpl *rpl)
 	}
 	spin_unlock_bh(&rpl->lock);
 	return len;
+}
+
+/**
+ * deter_replay_page_frag_refill() - tcp_sendmsg_locked() refills its page
+ *	fragment
+ * @sk: the socket, owned by the caller
+ * @pfrag: the fragment
+ * @ok: set to whether the fragment has room
+ *
+ * The fragment starts over where it did in the original, at the logged
+ * offset of a page as large, and keeps going where it kept going, so
+ * every skb's data falls into as many fragments as it did. The payload
+ * is synthetic: moving back within a page still in use only rewrites it.
+ *
+ * Return: whether @sk is replayed (recording then skips it).
+ */
+bool deter_replay_page_frag_refill(struct sock *sk, struct page_frag *pfrag,
+				   bool *ok)
+{
+	struct deter_rpl *rpl = deter_rpl_get(sk);
+	struct page *page = pfrag->page, *p;
+	unsigned int off = pfrag->offset, size = pfrag->size;
+	const struct deter_replay_ev *e;
+	unsigned int order = 0, want = 0;
+	struct deter_sock *ds;
+	bool restart = false;
+
+	if (!rpl)
+		return false;
+	*ok = sk_page_frag_refill(sk, pfrag);
+	if (!*ok)
+		return true;
+	ds = rpl->ds;
+	spin_lock_bh(&rpl->lock);
+	e = rpl->pf.ev;
+	if (e && e->a == ds->pf_same) {
+		restart = true;
+		order = (e->b >> 16) & 15;
+		want = e->b & 0xffff;
+		rpl->pf.ev = deter_rpl_next_value(rpl, &rpl->pf.cursor,
+						  DETER_V_PAGE_FRAG);
+		ds->pf_same = 0;
+	} else {
+		if (e && e->a < ds->pf_same)
+			deter_rpl_diverge(rpl, "event %u: page fragment restarted after %llu refills, not %u",
+					  e->seq, e->a, ds->pf_same);
+		ds->pf_same++;
+	}
+	spin_unlock_bh(&rpl->lock);
+
+	if (restart) {
+		if (pfrag->size < (PAGE_SIZE << order)) {
+			p = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NOWARN,
+					order);
+			if (!p) {
+				spin_lock_bh(&rpl->lock);
+				deter_rpl_diverge(rpl, "no memory for an order-%u page fragment",
+						  order);
+				spin_unlock_bh(&rpl->lock);
+				return true;
+			}
+			put_page(pfrag->page);
+			pfrag->page = p;
+		}
+		pfrag->size = PAGE_SIZE << order;
+		pfrag->offset = want;
+	} else if (page && pfrag->page == page) {
+		/* It went back to the start of a page the original still shared. */
+		pfrag->offset = off;
+		pfrag->size = size;
+	} else if (page) {
+		spin_lock_bh(&rpl->lock);
+		deter_rpl_diverge(rpl, "page fragment: a new page where the original kept going");
+		spin_unlock_bh(&rpl->lock);
+	}
+	return true;
 }
 
 bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,

@@ -35,6 +35,8 @@ extern bool deter_debug_clock;
 void deter_debug_clock_read(const char *what, u32 seq);
 void deter_debug_state(const char *what, const struct sock *sk, u32 seq);
 bool deter_replay_sk_backlog_check(struct sock *sk, bool release);
+bool deter_replay_page_frag_refill(struct sock *sk, struct page_frag *pfrag,
+				   bool *ok);
 bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken);
 bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg);
 bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,

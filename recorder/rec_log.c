@@ -234,7 +234,7 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 		case DETER_EV_CONFIG:
 		case DETER_EV_VALUE:
 			r |= rec_buf_varint(&b, e->a);
-			if (e->type == DETER_EV_VALUE && e->sub == DETER_V_BACKLOG_LEN)
+			if (e->type == DETER_EV_VALUE && deter_value_has_b(e->sub))
 				r |= rec_buf_varint(&b, e->b);
 			break;
 		case DETER_EV_RX:
@@ -409,8 +409,8 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			}
 			if (rec_log_get(&rd, &e.a, "value"))
 				goto fail;
-			if (e.sub == DETER_V_BACKLOG_LEN &&
-			    rec_log_get(&rd, &e.b, "backlog bytes"))
+			if (deter_value_has_b(e.sub) &&
+			    rec_log_get(&rd, &e.b, "value's second field"))
 				goto fail;
 			break;
 		case DETER_EV_RX:

@@ -263,6 +263,7 @@ static const char *const rec_value_names[DETER_V_MAX] = {
 	[DETER_V_BACKLOG_LEN] = "backlog_after",
 	[DETER_V_AUTOCORK] = "autocork_after",
 	[DETER_V_HOST_QUEUED] = "host_queued_after",
+	[DETER_V_PAGE_FRAG] = "page_frag_after",
 };
 
 static const char *rec_status_str(uint32_t status, char *buf, size_t len)
@@ -599,9 +600,14 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			printf("value      %s %s%llu", rec_value_names[e->sub],
 			       e->sub == DETER_V_CLOCK || e->sub == DETER_V_JIFFIES ? "+" : "",
 			       (unsigned long long)e->a);
-		if (e->sub == DETER_V_BACKLOG_LEN)	/* the only one with a b */
+		if (e->sub == DETER_V_BACKLOG_LEN)
 			printf(json ? ",\"bytes\":%llu" : ": %llu B",
 			       (unsigned long long)e->b);
+		else if (e->sub == DETER_V_PAGE_FRAG)
+			printf(json ? ",\"offset\":%llu,\"page_bytes\":%llu" :
+				      ": offset %llu of a %llu B page",
+			       (unsigned long long)(e->b & 0xffff),
+			       4096ULL << ((e->b >> 16) & 15));
 		printf(json ? "}\n" : "\n");
 		break;
 	case DETER_EV_STATE:

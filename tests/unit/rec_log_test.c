@@ -75,8 +75,8 @@ static size_t make_events(struct rec_ev *evs, struct rec_state *states,
 			e->type = DETER_EV_VALUE;
 			e->sub = unit_rand() % DETER_V_MAX;
 			e->a = unit_rand() % 1000;
-			if (e->sub == DETER_V_BACKLOG_LEN)
-				e->b = unit_rand();	/* the only one with a b */
+			if (deter_value_has_b(e->sub))
+				e->b = unit_rand();
 		} else {
 			e->type = DETER_EV_STATE;
 			e->sub = r == 15;

@@ -5,7 +5,7 @@
 # the switch's egress to B is a 50 Mbit/s RED queue that marks CE above
 # a small threshold, during a 1 MB transfer from A.
 
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off || exit $ksft_fail
 switch_queue s1 red limit 400000 min 15000 max 45000 avpkt 1500 burst 20 \

@@ -4,7 +4,7 @@
 # Replay scenario: ACK drops. The switch drops every third pure ACK B
 # sends during a 1 MB transfer from A; A sees the cumulative ACKs jump.
 
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off 100mbit || exit $ksft_fail
 ip netns exec "$SW" nft -f - <<NFT
