@@ -16,8 +16,13 @@
  *   idx < arr min or > arr max  -> accept (outside the recording)
  *   idx in range, not in arr[]  -> drop   (the original network lost it)
  *   pos < next, or already held -> accept (a duplicate)
- *   pos == next                 -> accept, next++, then release held
- *                                  packets while the one at next is held
+ *   pos == next                 -> accept, next += span, then release
+ *                                  held packets while the one at next is
+ *                                  held
+ *
+ * where span is 1, or for a GSO packet that arrived whole in the original
+ * (one receive of several segments) the positions of its segments: queued
+ * with NFQA_CFG_F_GSO, it arrives whole here too.
  *   pos > next                  -> hold (keep the NFQUEUE packet id)
  *
  * and every accepted arrival with arr[pos].ce gets ECN = CE (0b11), its
@@ -50,10 +55,10 @@
  * closing the queue would drop it.
  *
  * Checksums: the kernel marks a mangled packet CHECKSUM_NONE, so its TCP
- * checksum must be whole. Without NFQA_CFG_F_GSO the kernel completes a
- * partial one (CHECKSUM_PARTIAL from a local veth peer) before copying
- * it to us; should one still come flagged NFQA_SKB_CSUMNOTREADY, it is
- * completed here. Payload bytes are copied (the kernel needs the whole
+ * checksum must be whole. With NFQA_CFG_F_GSO the kernel leaves a partial
+ * one (CHECKSUM_PARTIAL from a local veth peer) partial and flags the
+ * packet NFQA_SKB_CSUMNOTREADY; it is completed here when we rewrite the
+ * packet. Payload bytes are copied (the kernel needs the whole
  * packet back to rewrite it) but never logged.
  *
  * References: DETER (Li et al., NSDI'19) section 4.3;
@@ -444,6 +449,16 @@ static int corr_deliver(struct corr *c, size_t fi, size_t pos, uint32_t id,
 	return corr_verdict(c, id, NF_ACCEPT, NULL, 0);
 }
 
+/* How many positions from @pos the packet arriving there covers. */
+static size_t corr_span(const struct corr_fstate *fs, size_t pos)
+{
+	size_t n = fs->f->arr[pos].segs;
+
+	if (n <= 1)
+		return 1;
+	return n < fs->f->narr - pos ? n : fs->f->narr - pos;
+}
+
 /* Deliver held packet @s and free its slot. */
 static int corr_release(struct corr *c, int16_t s)
 {
@@ -470,9 +485,11 @@ static int corr_drain(struct corr *c, size_t fi)
 	struct corr_fstate *fs = &c->fs[fi];
 
 	while (fs->next < fs->f->narr && fs->slot[fs->next] != CORR_NO_SLOT) {
+		size_t span = corr_span(fs, fs->next);
+
 		if (corr_release(c, fs->slot[fs->next]))
 			return -1;
-		fs->next++;
+		fs->next += span;
 	}
 	return 0;
 }
@@ -491,13 +508,17 @@ static int corr_give_up(struct corr *c, size_t fi, size_t to, const char *why)
 	size_t skipped = 0;
 	char name[64];
 
-	for (; fs->next <= to; fs->next++) {
+	while (fs->next <= to) {
+		size_t span = corr_span(fs, fs->next);
+
 		if (fs->slot[fs->next] == CORR_NO_SLOT) {
 			skipped++;
+			fs->next++;
 			continue;
 		}
 		if (corr_release(c, fs->slot[fs->next]))
 			return -1;
+		fs->next += span;
 	}
 	if (corr_drain(c, fi))
 		return -1;
@@ -572,7 +593,7 @@ static int corr_arrive(struct corr *c, size_t fi, size_t pos, uint32_t id,
 		if (pos == fs->next) {
 			if (corr_deliver(c, fi, pos, id, pkt, len, csum_partial))
 				return -1;
-			fs->next++;
+			fs->next += corr_span(fs, pos);
 			return corr_drain(c, fi);
 		}
 		if (c->free_head != CORR_NO_SLOT)
@@ -674,7 +695,11 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* Bind @c->queue: copy whole packets, no GSO, a long queue; wait for acks. */
+/*
+ * Bind @c->queue: copy whole packets, GSO packets whole (as the original
+ * receiver got them; their checksums may then come partial), a long
+ * queue; wait for acks.
+ */
 static int corr_queue_bind(struct corr *c)
 {
 	struct nlmsghdr *nlh;
@@ -690,7 +715,7 @@ static int corr_queue_bind(struct corr *c)
 	nlh->nlmsg_flags |= NLM_F_ACK;
 	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
 	nfq_nlmsg_cfg_put_qmaxlen(nlh, CORR_QUEUE_MAXLEN);
-	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(0));
+	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(NFQA_CFG_F_GSO));
 	mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(NFQA_CFG_F_GSO));
 	c->vused += MNL_ALIGN(nlh->nlmsg_len);
 

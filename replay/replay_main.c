@@ -274,6 +274,7 @@ static int replay_ctx_build(struct replay_ctx *ctx, char **err)
 		for (i = 0; i < ctx->narr[e]; i++) {
 			ctx->arr[e][i].idx = a[i].idx;
 			ctx->arr[e][i].ce = a[i].ce;
+			ctx->arr[e][i].segs = a[i].segs;
 		}
 		free(a);
 		if (replay_plan_check(&ctx->plan[e], err)) {

@@ -498,6 +498,7 @@ int replay_arrivals_build(const struct rec_log *log,
 					return rec_err(err, "out of memory");
 				}
 				a[cnt].idx = e->a + k;
+				a[cnt].segs = k ? 0 : segs;
 				a[cnt++].ce = 0;
 			}
 		} else if (e->type == DETER_EV_NET && e->sub == DETER_NET_CE) {
