@@ -4,7 +4,7 @@
 # Replay scenario: TSO, GSO and GRO on. A 1 MB transfer from A whose
 # segments leave as TSO super-packets.
 
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 scenario_testbed on 100mbit || exit $ksft_fail
 
