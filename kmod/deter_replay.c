@@ -1012,7 +1012,7 @@ bool deter_replay_page_frag_refill(struct sock *sk, struct page_frag *pfrag,
 		ds->pf_same = 0;
 	} else {
 		if (e && e->a < ds->pf_same)
-			deter_rpl_diverge(rpl, "event %u: page fragment restarted after %llu refills, not %u",
+			deter_rpl_diverge(rpl, "event %u: page fragment restart after %llu, not %u",
 					  e->seq, e->a, ds->pf_same);
 		ds->pf_same++;
 	}

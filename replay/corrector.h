@@ -26,8 +26,7 @@ enum corr_kind {
 struct corr_arrival {
 	uint64_t idx;			/* packet index: IP ID extended to 64 bits */
 	uint8_t ce;			/* 1: it arrived CE-marked (ECN 0b11) */
-	uint32_t segs;			/* a GSO packet: positions it covers
-					 * (0 or 1: this one only) */
+	uint32_t segs;			/* GSO: positions it covers, 0/1: 1 */
 };
 
 /* One recorded connection, in the direction peer -> this host. */

@@ -58,8 +58,7 @@ struct replay_plan {
 struct replay_arrival {
 	uint64_t idx;		/* the sender's packet index (extended IP ID) */
 	uint8_t ce;		/* 1: arrived marked CE */
-	uint32_t segs;		/* GSO packet: the indexes it covers from idx;
-				 * 0 for the ones after its first */
+	uint32_t segs;		/* GSO: indexes it covers; 0 after the first */
 };
 
 int replay_pair_load(const char *path0, const char *path1,
