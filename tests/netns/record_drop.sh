@@ -164,12 +164,13 @@ CHECK_RC=0
 check_err $? "send times: $cnt packets compared, $missing before the first sample"
 # tcpdump stamps a packet at the AF_PACKET tap, just before the device
 # hook deter samples at. Natively the two are well under a microsecond
-# apart; under QEMU TCG the tap's code takes 10-30 us of guest time and a
-# vCPU descheduled by the host between them adds up to milliseconds. So
-# the median must stay within the threshold plus the tap's usual cost
-# (DETER_TAP_SLACK_NS, 30 us), and every packet within 50 ms: a broken
+# apart; under QEMU TCG the tap's code takes 10-45 us of guest time
+# (medians measured over CI runs: 7, 16, 17, 42, 42 us) and a vCPU
+# descheduled by the host between them adds up to milliseconds. So the
+# median must stay within the threshold plus the tap's cost under TCG
+# (DETER_TAP_SLACK_NS, 100 us), and every packet within 50 ms: a broken
 # sampler errs by milliseconds on most packets, or by seconds.
-[ "${p50_ns:-999999999}" -le $((TH_US * 1000 + ${DETER_TAP_SLACK_NS:-30000})) ]
+[ "${p50_ns:-999999999}" -le $((TH_US * 1000 + ${DETER_TAP_SLACK_NS:-100000})) ]
 check_err $? "median send time error $p50_ns ns exceeds threshold + tap allowance"
 [ "${max_ns:-999999999}" -le 50000000 ]
 check_err $? "send time error $max_ns ns exceeds 50 ms"
