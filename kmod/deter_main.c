@@ -18,7 +18,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
-#include <linux/ip.h>
 #include <linux/module.h>
 #include <net/deter.h>
 
@@ -68,12 +67,6 @@ static bool deter_op_rx(struct sock *sk, struct sk_buff *skb)
 {
 	bool taken;
 
-	if (unlikely(deter_debug_clock))
-		pr_info("DBGRX %u id %u own %d len %u ts %u nf %u hl %u tr %d cl %d bl %d tail %d seq %u\n",
-			sk->sk_num, ntohs(ip_hdr(skb)->id), sock_owned_by_user(sk), skb->len,
-			skb->truesize, skb_shinfo(skb)->nr_frags, skb_headlen(skb),
-			skb_tailroom(skb), skb_cloned(skb), READ_ONCE(sk->sk_backlog.len),
-			!!sk->sk_backlog.tail, ntohl(tcp_hdr(skb)->seq));
 	if (deter_replay_sk_rx(sk, skb, &taken))
 		return taken;
 	deter_rec_sk_rx(sk, skb);

@@ -207,9 +207,10 @@ bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag)
 }
 
 /*
- * A test that is usually false and depends on timing (the device still
- * holding packets): log only the true ones, each with the run of false
- * ones before it, which replay counts the same way.
+ * A timing-dependent read that is usually 0 (a test that found false, a
+ * backlog that was empty): log only the other ones, each with the run
+ * of 0s before it and, for the values that carry one, itself as b.
+ * Replay counts the same way.
  */
 static void deter_rec_rare(struct deter_sock *ds, u16 what, u32 *run, u64 val)
 {
@@ -217,7 +218,8 @@ static void deter_rec_rare(struct deter_sock *ds, u16 what, u32 *run, u64 val)
 		(*run)++;
 		return;
 	}
-	deter_rec_emit(ds, DETER_EV_VALUE, what, *run, 0, 0);
+	deter_rec_emit(ds, DETER_EV_VALUE, what, *run,
+		       deter_value_has_b(what) ? val : 0, 0);
 	*run = 0;
 }
 
@@ -289,15 +291,9 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		 * Only the owner can find segments in the backlog; softirq
 		 * and timers run TCP only when no one owns the socket.
 		 */
-		if (!sock_owned_by_user_nocheck(sk))
-			break;
-		if (!val) {
-			ds->bl_empty++;
-			break;
-		}
-		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_BACKLOG_LEN,
-			       ds->bl_empty, val, 0);
-		ds->bl_empty = 0;
+		if (sock_owned_by_user_nocheck(sk))
+			deter_rec_rare(ds, DETER_V_BACKLOG_LEN, &ds->bl_empty,
+				       val);
 		break;
 	default:	/* ISN, TS offset: in the connection's identity */
 		break;

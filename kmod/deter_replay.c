@@ -911,16 +911,19 @@ static const char *const deter_rpl_rare_names[DETER_V_MAX] = {
 	[DETER_V_TSQ_FULL] = "TSQ full",
 	[DETER_V_AUTOCORK] = "autocork",
 	[DETER_V_HOST_QUEUED] = "segment still queued",
+	[DETER_V_BACKLOG_LEN] = "backlog not empty",
+	[DETER_V_PAGE_FRAG] = "page fragment restart",
 };
 
 /*
- * Is the device still holding the socket's packets (TSQ full, autocork,
- * a segment's previous copy still queued)? As often as in the original:
- * the log has each check that found so, after the run (*@run) of checks
- * that found not.
+ * A timing-dependent read whose usual outcome the log leaves out (TSQ
+ * full, autocork, a segment's previous copy still queued, a non-empty
+ * backlog, a page fragment starting over): as in the original, it comes
+ * out unusual where the log says, after the run (*@run) of usual ones.
+ * Return whether it does here; the logged second field goes to *@b.
  */
 static bool deter_rpl_rare(struct deter_rpl *rpl, struct deter_rpl_rare *r,
-			   u16 what, u32 *run)
+			   u16 what, u32 *run, u64 *b)
 {
 	const struct deter_replay_ev *e;
 	bool yes = false;
@@ -928,46 +931,20 @@ static bool deter_rpl_rare(struct deter_rpl *rpl, struct deter_rpl_rare *r,
 	spin_lock_bh(&rpl->lock);
 	e = r->ev;
 	if (e && e->a == *run) {
+		if (b)
+			*b = e->b;
 		r->ev = deter_rpl_next_value(rpl, &r->cursor, what);
 		*run = 0;
 		yes = true;
 	} else {
 		if (e && e->a < *run)
-			deter_rpl_diverge(rpl, "event %u: %s after %llu checks, not %u",
+			deter_rpl_diverge(rpl, "event %u: %s after %llu, not %u",
 					  e->seq, deter_rpl_rare_names[what], e->a,
 					  *run);
 		(*run)++;
 	}
 	spin_unlock_bh(&rpl->lock);
 	return yes;
-}
-
-/*
- * The bytes the owner's tcp_space() finds in the backlog: in the original
- * they were the segments that came while it worked, so they depend on
- * timing; here the log says, and the reads it does not list found none.
- */
-static u64 deter_rpl_backlog_len(struct deter_rpl *rpl)
-{
-	const struct deter_replay_ev *e;
-	struct deter_sock *ds = rpl->ds;
-	u64 len = 0;
-
-	spin_lock_bh(&rpl->lock);
-	e = rpl->bl.ev;
-	if (e && e->a == ds->bl_empty) {
-		len = e->b;
-		rpl->bl.ev = deter_rpl_next_value(rpl, &rpl->bl.cursor,
-						  DETER_V_BACKLOG_LEN);
-		ds->bl_empty = 0;
-	} else {
-		if (e && e->a < ds->bl_empty)
-			deter_rpl_diverge(rpl, "event %u: backlog %llu B after %llu reads, not %u",
-					  e->seq, e->b, e->a, ds->bl_empty);
-		ds->bl_empty++;
-	}
-	spin_unlock_bh(&rpl->lock);
-	return len;
 }
 
 /**
@@ -989,35 +966,18 @@ bool deter_replay_page_frag_refill(struct sock *sk, struct page_frag *pfrag,
 {
 	struct deter_rpl *rpl = deter_rpl_get(sk);
 	struct page *page = pfrag->page, *p;
-	unsigned int off = pfrag->offset, size = pfrag->size;
-	const struct deter_replay_ev *e;
-	unsigned int order = 0, want = 0;
-	struct deter_sock *ds;
-	bool restart = false;
+	unsigned int off = pfrag->offset, size = pfrag->size, order;
+	bool restart;
+	u64 at = 0;
 
 	if (!rpl)
 		return false;
 	*ok = sk_page_frag_refill(sk, pfrag);
 	if (!*ok)
 		return true;
-	ds = rpl->ds;
-	spin_lock_bh(&rpl->lock);
-	e = rpl->pf.ev;
-	if (e && e->a == ds->pf_same) {
-		restart = true;
-		order = (e->b >> 16) & 15;
-		want = e->b & 0xffff;
-		rpl->pf.ev = deter_rpl_next_value(rpl, &rpl->pf.cursor,
-						  DETER_V_PAGE_FRAG);
-		ds->pf_same = 0;
-	} else {
-		if (e && e->a < ds->pf_same)
-			deter_rpl_diverge(rpl, "event %u: page fragment restart after %llu, not %u",
-					  e->seq, e->a, ds->pf_same);
-		ds->pf_same++;
-	}
-	spin_unlock_bh(&rpl->lock);
-
+	restart = deter_rpl_rare(rpl, &rpl->pf, DETER_V_PAGE_FRAG,
+				 &rpl->ds->pf_same, &at);
+	order = (at >> 16) & 15;
 	if (restart) {
 		if (pfrag->size < (PAGE_SIZE << order)) {
 			p = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NOWARN,
@@ -1033,7 +993,7 @@ bool deter_replay_page_frag_refill(struct sock *sk, struct page_frag *pfrag,
 			pfrag->page = p;
 		}
 		pfrag->size = PAGE_SIZE << order;
-		pfrag->offset = want;
+		pfrag->offset = at & 0xffff;
 	} else if (page && pfrag->page == page) {
 		/* It went back to the start of a page the original still shared. */
 		pfrag->offset = off;
@@ -1097,10 +1057,16 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 			return !!e;
 		}
 		return false;
+	default:
+		break;
+	}
+
+	/* The rest are the bound socket's own. */
+	rpl = deter_rpl_get(sk);
+	if (!rpl)
+		return false;
+	switch (what) {
 	case DETER_VAL_IP_ID:
-		rpl = deter_rpl_get(sk);
-		if (!rpl)
-			return false;
 		spin_lock_bh(&rpl->lock);
 		if (!rpl->ipid_given) {
 			u32 i = 0;
@@ -1117,37 +1083,27 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		spin_unlock_bh(&rpl->lock);
 		return true;
 	case DETER_VAL_CLOCK:
-		rpl = deter_rpl_get(sk);
-		if (!rpl)
-			return false;
 		*val = deter_rpl_clock(rpl, *val);
 		return true;
 	case DETER_VAL_TSQ_FULL:
-		rpl = deter_rpl_get(sk);
-		if (!rpl)
-			return false;
 		*val = deter_rpl_rare(rpl, &rpl->tsq, DETER_V_TSQ_FULL,
-				      &rpl->ds->tsq_room);
+				      &rpl->ds->tsq_room, NULL);
 		return true;
 	case DETER_VAL_AUTOCORK:
-		rpl = deter_rpl_get(sk);
-		if (!rpl)
-			return false;
 		*val = deter_rpl_rare(rpl, &rpl->autocork, DETER_V_AUTOCORK,
-				      &rpl->ds->autocork_idle);
+				      &rpl->ds->autocork_idle, NULL);
 		return true;
 	case DETER_VAL_HOST_QUEUED:
-		rpl = deter_rpl_get(sk);
-		if (!rpl)
-			return false;
 		*val = deter_rpl_rare(rpl, &rpl->hostq, DETER_V_HOST_QUEUED,
-				      &rpl->ds->hostq_gone);
+				      &rpl->ds->hostq_gone, NULL);
 		return true;
 	case DETER_VAL_BACKLOG_LEN:
-		rpl = deter_rpl_get(sk);
-		if (!rpl || !sock_owned_by_user_nocheck(sk))
+		/* Only the owner's reads are logged; the rest find it empty. */
+		if (!sock_owned_by_user_nocheck(sk))
 			return false;
-		*val = deter_rpl_backlog_len(rpl);
+		*val = 0;
+		deter_rpl_rare(rpl, &rpl->bl, DETER_V_BACKLOG_LEN,
+			       &rpl->ds->bl_empty, val);
 		return true;
 	default:
 		return false;
