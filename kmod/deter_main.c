@@ -32,13 +32,31 @@ static struct dentry *deter_debugfs_dir;
  * Each hook goes to replay when the socket is being replayed, else to
  * recording (which ignores sockets it does not record).
  */
+static void deter_debug_timer(struct sock *sk, enum deter_site site,
+			      bool replay, bool run)
+{
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+
+	if (site != DETER_SITE_LOCK_WRITE_TIMER)
+		return;
+	pr_info("%s timer port %u run %d pending %u due %ld owned %d state %u cpu %d\n",
+		replay ? "rpl" : "rec", sk->sk_num, run, icsk->icsk_pending,
+		(long)(icsk->icsk_timeout - jiffies), sock_owned_by_user(sk),
+		sk->sk_state, smp_processor_id());
+}
+
 static bool deter_op_lock(struct sock *sk, enum deter_site site)
 {
 	bool run;
 
-	if (deter_replay_sk_lock(sk, site, &run))
+	if (deter_replay_sk_lock(sk, site, &run)) {
+		if (unlikely(deter_debug_clock))
+			deter_debug_timer(sk, site, true, run);
 		return run;
+	}
 	deter_rec_sk_lock(sk, site);
+	if (unlikely(deter_debug_clock))
+		deter_debug_timer(sk, site, false, true);
 	return true;
 }
 

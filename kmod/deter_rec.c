@@ -126,18 +126,24 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
 
 /*
  * Jiffies, before an event: logged when it changed since the socket's
- * last event (DETER: record only reads that return a new value).
+ * last event (DETER: record only reads that return a new value). Also
+ * checked at every TCP clock read, so a tick is placed to within one
+ * processing step. The owner and the softirq backlogging a segment may
+ * look at once: only the one that moves jif_last logs the change.
  */
 static void deter_rec_jiffies(struct deter_sock *ds)
 {
-	unsigned long now = jiffies;
+	unsigned long now = jiffies, last = READ_ONCE(ds->jif_last);
 
-	if (ds->jif_primed && now == ds->jif_last)
+	if (!ds->jif_primed) {
+		ds->jif_last = now;
+		ds->jif_primed = true;
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_JIFFIES, now, 0, 0);
 		return;
-	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_JIFFIES,
-		       ds->jif_primed ? now - ds->jif_last : now, 0, 0);
-	ds->jif_last = now;
-	ds->jif_primed = true;
+	}
+	if (now == last || cmpxchg(&ds->jif_last, last, now) != last)
+		return;
+	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_JIFFIES, now - last, 0, 0);
 }
 
 /*
@@ -267,12 +273,13 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		return;
 	switch (what) {
 	case DETER_VAL_CLOCK:
+		deter_rec_jiffies(ds);
 		seq = deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CLOCK,
 				     ds->clk_last ? val - ds->clk_last : val,
 				     0, 0);
 		ds->clk_last = val;
 		if (unlikely(deter_debug_clock))
-			deter_debug_clock_read("rec", seq);
+			deter_debug_clock_read("rec", sk, seq);
 		break;
 	case DETER_VAL_IP_ID:
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_IP_ID, val, 0, 0);

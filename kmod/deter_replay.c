@@ -101,6 +101,7 @@ struct deter_rpl {
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u64 clock;			/* last CLOCK value handed out */
 	unsigned long jiffies;		/* jiffies TCP reads */
+	u32 jif;			/* JIFFIES events before it applied */
 	bool ipid_given;
 	bool after_batch;		/* the owner just took a backlog batch */
 	char msg[192];
@@ -114,7 +115,7 @@ struct deter_rpl {
 
 bool deter_debug_clock;
 module_param_named(debug_clock, deter_debug_clock, bool, 0644);
-MODULE_PARM_DESC(debug_clock, "log every TCP clock read of a recorded or replayed socket, with its callers, and receive state at checkpoints");
+MODULE_PARM_DESC(debug_clock, "log every TCP clock read of a recorded or replayed socket, with its callers and state, state at checkpoints, and write-timer turns");
 
 /**
  * deter_debug_state() - log receive-side state at a checkpoint, for
@@ -127,8 +128,9 @@ void deter_debug_state(const char *what, const struct sock *sk, u32 seq)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	pr_info("%s state %u port %u ssthresh %u clamp %u rcvbuf %d rmem %d bl %d ratio %u wnd %u space %u copied %u wq %d sndbuf %d snd_wnd %u write_seq %u nrtx %u\n",
-		what, seq, sk->sk_num, tp->rcv_ssthresh, tp->window_clamp,
+	pr_info("%s state %u port %u nxt %u wup %u ssthresh %u clamp %u rcvbuf %d rmem %d bl %d ratio %u wnd %u space %u copied %u wq %d sndbuf %d snd_wnd %u write_seq %u nrtx %u\n",
+		what, seq, sk->sk_num, tp->rcv_nxt, tp->rcv_wup,
+		tp->rcv_ssthresh, tp->window_clamp,
 		READ_ONCE(sk->sk_rcvbuf), atomic_read(&sk->sk_rmem_alloc),
 		READ_ONCE(sk->sk_backlog.len), tp->scaling_ratio, tp->rcv_wnd,
 		tp->rcvq_space.space, tp->copied_seq,
@@ -137,12 +139,15 @@ void deter_debug_state(const char *what, const struct sock *sk, u32 seq)
 }
 
 /**
- * deter_debug_clock_read() - trace a clock read, for debugging replays
+ * deter_debug_clock_read() - trace a clock read, with the socket's send
+ *	and receive state, for debugging replays
  * @what: "rec" or "rpl"
+ * @sk: the socket (NULL: no state)
  * @seq: the VALUE event's sequence number
  */
-void deter_debug_clock_read(const char *what, u32 seq)
+void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq)
 {
+	const struct tcp_sock *tp = tcp_sk(sk);
 	unsigned long st[6];
 	unsigned int n = stack_trace_save(st, ARRAY_SIZE(st), 3);
 
@@ -150,6 +155,15 @@ void deter_debug_clock_read(const char *what, u32 seq)
 		smp_processor_id(), in_task() ? current->comm : "bh",
 		(void *)(n > 0 ? st[0] : 0), (void *)(n > 1 ? st[1] : 0),
 		(void *)(n > 2 ? st[2] : 0));
+	if (!sk)
+		return;
+	deter_debug_state(what, sk, seq);
+	pr_info("%s snd seq %u port %u una %u nxt %u cwnd %u out %u sacked %u lost %u retr %u ca %u pace %lu srtt %u minrtt %u mss %u wstamp %llu cache %llu maxwnd %u tsqf %lx\n",
+		what, seq, sk->sk_num, tp->snd_una, tp->snd_nxt, tcp_snd_cwnd(tp),
+		tp->packets_out, tp->sacked_out, tp->lost_out, tp->retrans_out,
+		inet_csk(sk)->icsk_ca_state, READ_ONCE(sk->sk_pacing_rate),
+		tp->srtt_us, tcp_min_rtt(tp), tp->mss_cache, tp->tcp_wstamp_ns,
+		tp->tcp_clock_cache, tp->max_window, READ_ONCE(sk->sk_tsq_flags));
 }
 
 static LIST_HEAD(deter_rpl_list);
@@ -392,9 +406,25 @@ static void deter_rpl_check(struct deter_rpl *rpl,
 }
 
 /*
- * Move rpl->ctx from @i to the next context event, applying the jiffies
- * changes on the way and, when @taken is the event just consumed, the
- * checkpoint taken right after it. Under rpl->lock.
+ * Apply the jiffies changes logged before event @i. A change is logged
+ * just before the first event (a context taking the lock, or a TCP clock
+ * read) that saw it, so TCP reads the new value from that event on. A
+ * segment backlogged by a softirq does not apply them: the owner,
+ * working at the same time, does at its next event. Under rpl->lock.
+ */
+static void deter_rpl_jiffies_to(struct deter_rpl *rpl, u32 i)
+{
+	const struct deter_replay_ev *e;
+
+	for (; rpl->jif < i && (e = deter_rpl_at(rpl, rpl->jif)); rpl->jif++)
+		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
+			rpl->jiffies += e->a;
+}
+
+/*
+ * Move rpl->ctx from @i to the next context event and, when @taken is
+ * the event just consumed, check the checkpoint taken right after it.
+ * Under rpl->lock.
  */
 static void deter_rpl_ctx_skip(struct deter_rpl *rpl, u32 i,
 			       const struct deter_replay_ev *taken)
@@ -402,10 +432,8 @@ static void deter_rpl_ctx_skip(struct deter_rpl *rpl, u32 i,
 	const struct deter_replay_ev *e;
 
 	for (; (e = deter_rpl_at(rpl, i)) && !deter_rpl_is_ctx(e); i++) {
-		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
-			rpl->jiffies += e->a;
-		else if (taken && e->type == DETER_EV_STATE && !e->sub &&
-			 e->seq == taken->seq + 1)
+		if (taken && e->type == DETER_EV_STATE && !e->sub &&
+		    e->seq == taken->seq + 1)
 			deter_rpl_check(rpl, e);
 	}
 	rpl->ctx = i;
@@ -419,6 +447,9 @@ static void deter_rpl_ctx_next(struct deter_rpl *rpl)
 {
 	const struct deter_replay_ev *taken = &rpl->ev[rpl->ctx];
 
+	if (!deter_rpl_is_owned(taken) ||
+	    (taken->type == DETER_EV_LOCK && taken->sub == DETER_LOCK_BACKLOG))
+		deter_rpl_jiffies_to(rpl, rpl->ctx);
 	if (!deter_rpl_is_owned(taken))
 		rpl->ctx_seq = taken->seq;
 	deter_rpl_ctx_skip(rpl, rpl->ctx + 1, taken);
@@ -454,6 +485,7 @@ static void deter_rpl_rare_init(struct deter_rpl *rpl,
 static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 {
 	struct deter_sock *ds = deter_conn_get(sk);
+	const struct deter_replay_ev *e;
 
 	if (!ds || rpl->sk)
 		return;
@@ -461,11 +493,16 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	rpl->sk = sk;
 	rpl->ds = ds;
 	rpl->jiffies = 0;
+	rpl->jif = 0;
 	deter_rpl_rare_init(rpl, &rpl->tsq, DETER_V_TSQ_FULL);
 	deter_rpl_rare_init(rpl, &rpl->autocork, DETER_V_AUTOCORK);
 	deter_rpl_rare_init(rpl, &rpl->hostq, DETER_V_HOST_QUEUED);
 	deter_rpl_rare_init(rpl, &rpl->bl, DETER_V_BACKLOG_LEN);
 	deter_rpl_rare_init(rpl, &rpl->pf, DETER_V_PAGE_FRAG);
+	/* The log starts with the jiffies at the connection's start. */
+	e = deter_rpl_at(rpl, 0);
+	if (e && e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
+		deter_rpl_jiffies_to(rpl, 1);
 	deter_rpl_ctx_skip(rpl, 0, NULL);
 	WRITE_ONCE(ds->rpl, rpl);
 	WRITE_ONCE(rpl->state, DETER_RPL_RUNNING);
@@ -497,6 +534,15 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 			*run = false;	/* a real firing: the log decides */
 			return true;
 		}
+		/*
+		 * The log says it is due: make the handler's own check agree.
+		 * Under the lock: the context before may have re-armed it
+		 * while the handler caller waited for the lock.
+		 */
+		if (site == DETER_SITE_LOCK_WRITE_TIMER)
+			WRITE_ONCE(inet_csk(sk)->icsk_timeout, jiffies);
+		else if (site == DETER_SITE_LOCK_DELACK_TIMER)
+			WRITE_ONCE(inet_csk(sk)->icsk_ack.timeout, jiffies);
 	}
 	spin_lock(&rpl->lock);
 	e = deter_rpl_at(rpl, rpl->ctx);
@@ -897,12 +943,13 @@ static u64 deter_rpl_clock(struct deter_rpl *rpl, u64 val)
 		deter_rpl_diverge(rpl, "event %u: clock read logged before event %u (ran)",
 				  e->seq, rpl->ctx_seq);
 	} else {
+		deter_rpl_jiffies_to(rpl, rpl->clk - 1);
 		rpl->clock += e->a;
 		val = rpl->clock;
 	}
 	if (unlikely(deter_debug_clock))
 		deter_debug_clock_read(rpl->hdr.flags & DETER_CONN_ACTIVE ?
-				       "rpl-a" : "rpl-b", e ? e->seq : 0);
+				       "rpl-a" : "rpl-b", rpl->sk, e ? e->seq : 0);
 	spin_unlock_bh(&rpl->lock);
 	return val;
 }
@@ -1198,15 +1245,13 @@ static void deter_rpl_fire_timer(struct deter_rpl *rpl, struct sock *sk,
 	local_bh_disable();
 	this_cpu_write(deter_rpl_firing, sk);
 	deter_rpl_set_cpu(rpl);
-	/* The log says it is due: make the handler's own check agree. */
+	/* deter_replay_sk_lock() makes the handler find the timer due. */
 	switch (who) {
 	case DETER_LOCK_WRITE_TIMER:
 		t = &icsk->icsk_retransmit_timer;
-		WRITE_ONCE(icsk->icsk_timeout, jiffies);
 		break;
 	case DETER_LOCK_DELACK_TIMER:
 		t = &icsk->icsk_delack_timer;
-		WRITE_ONCE(icsk->icsk_ack.timeout, jiffies);
 		break;
 	case DETER_LOCK_KEEPALIVE_TIMER:
 		t = &icsk->icsk_keepalive_timer;

@@ -23,7 +23,7 @@ for s in "$top"/tests/replay/*.sh "$top"/tests/replay/pending/*.sh; do
 done
 
 printf '\nreplay fidelity over %d replays per scenario (DETER_BENCH_REPLAYS)\n' "$N"
-printf '%-12s %-9s %-10s %-21s %-21s %s\n' scenario identical "wall/orig" \
+printf '%-18s %-9s %-10s %-21s %-21s %s\n' scenario identical "wall/orig" \
 	"A send err max/p99" "B send err max/p99" "first divergence"
 for f in "$out"/*.log; do
 	grep '^BENCH ' "$f" | awk -v name="$(basename "$f" .log)" '
@@ -43,11 +43,11 @@ for f in "$out"/*.log; do
 		if (v["orig_ms"] > 0) r[++nr] = v["wall_ms"] / v["orig_ms"]
 	}
 	END {
-		if (!n) { printf "%-12s %-9s\n", name, "no run"; exit }
+		if (!n) { printf "%-18s %-9s\n", name, "no run"; exit }
 		for (i = 1; i <= nr; i++) for (j = i + 1; j <= nr; j++)
 			if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
 		med = nr ? r[int((nr + 1) / 2)] : 0
-		printf "%-12s %3d/%-5d %-10.1f %-21s %-21s %s\n", name, ok, n, med,
+		printf "%-18s %3d/%-5d %-10.1f %-21s %-21s %s\n", name, ok, n, med,
 			ok ? sprintf("%.1f/%.1f", amax, ap99) : "-",
 			ok ? sprintf("%.1f/%.1f", bmax, bp99) : "-",
 			first == "" ? "-" : substr(first, 1, 90)

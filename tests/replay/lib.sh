@@ -14,7 +14,8 @@
 # A replay passes when deter says it verified itself (exit 0) and, on each
 # host, the replay's egress header sequence (IP ID, seq, ack, flags,
 # length, window, TCP options) is identical to what tcpdump saw in the
-# original. REPLAY_ARGS adds options to deter replay (e.g. --tcpdump).
+# original. REPLAY_ARGS adds options to deter replay, quoted as in a shell
+# command line (e.g. "--trace '-p function_graph -g tcp_ack'").
 
 source "$(dirname "${BASH_SOURCE[0]}")/../netns/lib.sh"
 
@@ -64,8 +65,8 @@ scenario_record() {
 	"$DETER" record -o "$LOGS" --port 5201 2> "$TB_TMP/record.err" &
 	rec=$!
 	sleep 1
-	capture_start "$A" a0 a0 "tcp and src host $A_IP" || return 1
-	capture_start "$B" b0 b0 "tcp and src host $B_IP" || return 1
+	capture_start "$A" a0 a0 "tcp port 5201 and src host $A_IP" || return 1
+	capture_start "$B" b0 b0 "tcp port 5201 and src host $B_IP" || return 1
 	workload
 	capture_stop
 	sleep 0.5
@@ -102,12 +103,13 @@ sendtime_err() {
 # original's duration, send-time error (max, p99, us) at each host.
 scenario_replay() {
 	local name=$1 i=$2 out=$TB_TMP/replay$2 rc h pcap ip t0 t1 e err_a= err_b=
+	local -a extra
 
 	CHECK_RC=0
 	mkdir -p "$out"
+	eval "extra=($REPLAY_ARGS)"
 	t0=$(date +%s%N)
-	# shellcheck disable=SC2086
-	"$DETER" replay -d "$LOGS" "$ID" -o "$out" --pcap "$out/r" $REPLAY_ARGS \
+	"$DETER" replay -d "$LOGS" "$ID" -o "$out" --pcap "$out/r" "${extra[@]}" \
 		> "$TB_TMP/replay$i.out" 2>&1
 	rc=$?
 	t1=$(date +%s%N)

@@ -5,7 +5,7 @@
 # 20 ms from a small receive buffer while A sends 60 kB; B's window
 # closes, A probes it and resumes when it reopens.
 
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off || exit $ksft_fail
 
