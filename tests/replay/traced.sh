@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Replay under observation: the tail_drop workload, replayed with tcpdump
-# (--pcap) and `trace-cmd record -p function_graph -g tcp_ack` attached.
+# (--pcap) and `trace-cmd record -p function_graph -g tcp_ack` attached
+# (limited to tcp_* functions, see below).
 # The tracer slows the replayed stacks down; the replay must still verify
 # itself and match the original's egress, and the trace must hold
 # tcp_ack()'s call graph.
 
 source "$(dirname "$0")/lib.sh"
 
-REPLAY_ARGS="--trace '-p function_graph -g tcp_ack'"
+# -l 'tcp_*': patch only TCP's functions in and out. Under QEMU TCG,
+# patching every function while the other vCPU runs them oopsed the
+# guest once in ten tracer starts ("int3" in an idle-balance function).
+REPLAY_ARGS="--trace \"-p function_graph -g tcp_ack -l 'tcp_*'\""
 
 scenario_testbed off || exit $ksft_fail
 switch_drop_nth "$A_IP" 30
