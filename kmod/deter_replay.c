@@ -158,8 +158,9 @@ void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq)
 	if (!sk)
 		return;
 	deter_debug_state(what, sk, seq);
-	pr_info("%s snd seq %u port %u una %u nxt %u cwnd %u out %u sacked %u lost %u retr %u ca %u pace %lu srtt %u minrtt %u mss %u wstamp %llu cache %llu maxwnd %u tsqf %lx\n",
+	pr_info("%s snd seq %u port %u una %u nxt %u cwnd %u cnt %u lim %u maxout %u out %u sacked %u lost %u retr %u ca %u pace %lu srtt %u minrtt %u mss %u wstamp %llu cache %llu maxwnd %u tsqf %lx\n",
 		what, seq, sk->sk_num, tp->snd_una, tp->snd_nxt, tcp_snd_cwnd(tp),
+		tp->snd_cwnd_cnt, tp->is_cwnd_limited, tp->max_packets_out,
 		tp->packets_out, tp->sacked_out, tp->lost_out, tp->retrans_out,
 		inet_csk(sk)->icsk_ca_state, READ_ONCE(sk->sk_pacing_rate),
 		tp->srtt_us, tcp_min_rtt(tp), tp->mss_cache, tp->tcp_wstamp_ns,
