@@ -28,10 +28,7 @@
 
 static struct dentry *deter_debugfs_dir;
 
-/*
- * Each hook goes to replay when the socket is being replayed, else to
- * recording (which ignores sockets it does not record).
- */
+/* debug_clock=1: a write-timer turn, and whether its handler will find it due. */
 static void deter_debug_timer(struct sock *sk, enum deter_site site,
 			      bool replay, bool run)
 {
@@ -45,6 +42,10 @@ static void deter_debug_timer(struct sock *sk, enum deter_site site,
 		sk->sk_state, smp_processor_id());
 }
 
+/*
+ * Each hook goes to replay when the socket is being replayed, else to
+ * recording (which ignores sockets it does not record).
+ */
 static bool deter_op_lock(struct sock *sk, enum deter_site site)
 {
 	bool run;

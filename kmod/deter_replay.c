@@ -391,8 +391,6 @@ static void deter_rpl_check(struct deter_rpl *rpl,
 	deter_rpl_state_read(rpl->sk, rpl->ds, now);
 	if (unlikely(deter_debug_clock))
 		deter_debug_state("rpl", rpl->sk, e->seq);
-	if (unlikely(deter_debug_clock))
-		deter_debug_state("rpl", rpl->sk, e->seq);
 	for (i = 0; i < DETER_ST_MAX; i++) {
 		/* counters of the recording side only */
 		if (i == DETER_ST_RX_ZERO_WND)

@@ -12,24 +12,22 @@ source "$(dirname "$0")/../lib.sh"
 scenario_testbed off || exit $ksft_fail
 switch_queue s1 tbf rate 50mbit burst 8k limit 16k
 
-workload() {
-	local srv1 srv2 long1 long2
+# long_flow PORT: an 8 MB transfer from A to B:PORT, in the background.
+long_flow() {
+	ip netns exec "$B" "$TCPWL" server -b "$B_IP" -p "$1" > /dev/null &
+	LONG+=($!)
+	wait_listen "$B" "$1" || return 1
+	ip netns exec "$A" "$TCPWL" client -c "$B_IP" -p "$1" \
+		--bytes 8000000 > /dev/null &
+	LONG+=($!)
+}
 
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" -p 5202 > /dev/null &
-	srv1=$!
-	wait_listen "$B" 5202 || return 1
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" -p 5202 \
-		--bytes 8000000 > /dev/null &
-	long1=$!
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" -p 5203 > /dev/null &
-	srv2=$!
-	wait_listen "$B" 5203 || return 1
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" -p 5203 \
-		--bytes 8000000 > /dev/null &
-	long2=$!
+workload() {
+	LONG=()
+	long_flow 5202 && long_flow 5203 || return 1
 	sleep 0.2
 	tcpwl_pair '--rpc 4344:100' '--rpc 50:4344:100'
-	wait $long1 $long2 $srv1 $srv2
+	wait "${LONG[@]}"
 }
 
 scenario_run short_behind_long
