@@ -233,6 +233,10 @@ enum {
  *                 (segments that came while it worked): how many of its
  *                 reads since the previous such one found it empty (a),
  *                 and the bytes (b)
+ *   CHILD_IPID    the IP ID of the segment that completed the handshake
+ *                 and created this passive end (it has no RX event): the
+ *                 handshake's ACK, or a data segment that overtook it, in
+ *                 which case the ACK arrives later, as a late RX
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
@@ -245,6 +249,7 @@ enum deter_abi_value {
 	DETER_V_AUTOCORK,
 	DETER_V_HOST_QUEUED,
 	DETER_V_PAGE_FRAG,
+	DETER_V_CHILD_IPID,
 	DETER_V_MAX,
 };
 

@@ -42,6 +42,7 @@ struct deter_sock {
 	/* receive side, under the socket lock */
 	bool rx_primed;			/* rx_next is known */
 	u64 rx_ref;			/* last extended IP ID seen */
+	u16 child_ipid;			/* the segment that created a child */
 	u64 rx_next;			/* IP ID index expected next */
 	u32 rx_zero_wnd;		/* segments advertising a zero window */
 

@@ -123,7 +123,7 @@ static unsigned long deter_op_jiffies(void)
 
 	if (deter_replay_jiffies(&now))
 		return now;
-	return jiffies;
+	return deter_rec_jiffies_read();
 }
 
 static const struct deter_ops deter_tcp_ops = {

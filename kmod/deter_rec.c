@@ -41,6 +41,7 @@
 #include <linux/seq_file.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 #include <net/inet_ecn.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -125,17 +126,92 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
 }
 
 /*
+ * The jiffies a context's TCP reads while recording: the value looked at
+ * (and logged) at its last event, so no tick falls between an event and
+ * a later read of the same processing step; the replay answers every
+ * read of a step with the value at its last event. One slot per CPU for
+ * softirq (and process context with BH off, which cannot migrate), one
+ * for the task running there. A step of a socket not recorded empties
+ * the slot; a held value older than DETER_REC_JIF_HOLD (a slot left by
+ * a step that ended) is not used.
+ */
+#define DETER_REC_JIF_HOLD	(HZ / 10)
+
+struct deter_rec_jif {
+	struct task_struct *task;	/* NULL: the softirq slot */
+	unsigned long jif;
+};
+
+static DEFINE_PER_CPU(struct deter_rec_jif, deter_rec_jif_bh);
+static DEFINE_PER_CPU(struct deter_rec_jif, deter_rec_jif_task);
+
+static struct deter_rec_jif *deter_rec_jif_slot(struct task_struct **task)
+{
+	if (!in_task() || in_softirq()) {
+		*task = NULL;
+		return this_cpu_ptr(&deter_rec_jif_bh);
+	}
+	*task = current;
+	return this_cpu_ptr(&deter_rec_jif_task);
+}
+
+VISIBLE_IF_KUNIT void deter_rec_jif_set(unsigned long now)
+{
+	struct task_struct *task;
+	struct deter_rec_jif *j;
+
+	preempt_disable();
+	j = deter_rec_jif_slot(&task);
+	j->task = task;
+	j->jif = now;
+	preempt_enable();
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_rec_jif_set);
+
+/* A step of a socket that is not recorded: reads are live again. */
+VISIBLE_IF_KUNIT void deter_rec_jif_clear(void)
+{
+	struct task_struct *task;
+	struct deter_rec_jif *j;
+
+	preempt_disable();
+	j = deter_rec_jif_slot(&task);
+	j->task = ERR_PTR(-ENOENT);	/* matches no context */
+	preempt_enable();
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_rec_jif_clear);
+
+unsigned long deter_rec_jiffies_read(void)
+{
+	unsigned long now = jiffies;
+	struct task_struct *task;
+	struct deter_rec_jif *j;
+
+	preempt_disable();
+	j = deter_rec_jif_slot(&task);
+	if (j->task == task && time_in_range(now, j->jif,
+					     j->jif + DETER_REC_JIF_HOLD))
+		now = j->jif;
+	preempt_enable();
+	return now;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_rec_jiffies_read);
+
+/*
  * Jiffies, before an event: logged when it changed since the socket's
  * last event (DETER: record only reads that return a new value). Also
- * checked at every TCP clock read, so a tick is placed to within one
- * processing step. The owner and the softirq backlogging a segment may
- * look at once: only the one that moves jif_last logs the change.
+ * checked at every TCP clock read. The owner and the softirq backlogging
+ * a segment may look at once: only the one that moves jif_last logs the
+ * change. Either way this context reads @now until its next event.
  */
 static void deter_rec_jiffies(struct deter_sock *ds)
 {
 	unsigned long now = jiffies, last = READ_ONCE(ds->jif_last);
 
+	deter_rec_jif_set(now);
+
 	if (!ds->jif_primed) {
+		now = deter_rec_jiffies_read();	/* a child's stamps' */
 		ds->jif_last = now;
 		ds->jif_primed = true;
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_JIFFIES, now, 0, 0);
@@ -279,7 +355,8 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 				     0, 0);
 		ds->clk_last = val;
 		if (unlikely(deter_debug_clock))
-			deter_debug_clock_read("rec", sk, seq);
+			deter_debug_clock_read("rec", sk, seq,
+					       deter_rec_jiffies_read());
 		break;
 	case DETER_VAL_IP_ID:
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_IP_ID, val, 0, 0);
@@ -331,6 +408,10 @@ static void deter_rec_synack_emit(struct deter_sock *ds,
 	for (i = 0; i < n; i++)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYNACK_CLOCK, ns[i],
 			       0, 0);
+	/* Its first arrival, which the child's log has no RX event for. */
+	if (ds->rx_primed)
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CHILD_IPID,
+			       ds->child_ipid, 0, 0);
 }
 
 static bool deter_rec_port_match(const struct sock *sk)
@@ -438,7 +519,11 @@ void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 	u32 seq;
 	u64 a;
 
-	if (!ds || WARN_ON_ONCE(site >= DETER_SITE_MAX))
+	if (!ds) {
+		deter_rec_jif_clear();
+		return;
+	}
+	if (WARN_ON_ONCE(site >= DETER_SITE_MAX))
 		return;
 	deter_rec_jiffies(ds);
 	if (site == DETER_SITE_LOCK_APP)
@@ -478,7 +563,11 @@ void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 	u64 idx = 0, segs;
 	u32 flags, seq;
 
-	if (!ds || skb->protocol != htons(ETH_P_IP))
+	if (!ds) {
+		deter_rec_jif_clear();
+		return;
+	}
+	if (skb->protocol != htons(ETH_P_IP))
 		return;
 	deter_rec_jiffies(ds);
 	iph = ip_hdr(skb);
@@ -563,9 +652,15 @@ void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
 	if (!ds)
 		return;
 	ds->child = true;
+	/*
+	 * tcp_create_openreq_child() stamped the child with the jiffies
+	 * this context read, held or live: its log starts from that value.
+	 */
+	deter_rec_jif_set(jiffies - (u32)((u32)jiffies - tcp_sk(newsk)->lsndtime));
 	deter_rec_select(ds, newsk);
 	if (skb->protocol == htons(ETH_P_IP)) {
 		ds->rx_ref = ntohs(ip_hdr(skb)->id);
+		ds->child_ipid = ds->rx_ref;
 		ds->rx_next = ds->rx_ref + 1;
 		ds->rx_primed = true;
 	}

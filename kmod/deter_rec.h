@@ -35,6 +35,11 @@ void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 		       u32 flags);
 void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret);
 
+unsigned long deter_rec_jiffies_read(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+void deter_rec_jif_set(unsigned long now);
+void deter_rec_jif_clear(void);
+#endif
 void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		     enum deter_value what, u64 val);
 void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb);

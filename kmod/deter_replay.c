@@ -144,12 +144,15 @@ void deter_debug_state(const char *what, const struct sock *sk, u32 seq)
  * @what: "rec" or "rpl"
  * @sk: the socket (NULL: no state)
  * @seq: the VALUE event's sequence number
+ * @jif: the jiffies TCP reads there
  */
-void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq)
+void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq,
+			    unsigned long jif)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	unsigned long st[6];
 	unsigned int n = stack_trace_save(st, ARRAY_SIZE(st), 3);
+	const u32 *ca;
 
 	pr_info("%s clock seq %u cpu %d %s %pS < %pS < %pS\n", what, seq,
 		smp_processor_id(), in_task() ? current->comm : "bh",
@@ -165,6 +168,13 @@ void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq)
 		inet_csk(sk)->icsk_ca_state, READ_ONCE(sk->sk_pacing_rate),
 		tp->srtt_us, tcp_min_rtt(tp), tp->mss_cache, tp->tcp_wstamp_ns,
 		tp->tcp_clock_cache, tp->max_window, READ_ONCE(sk->sk_tsq_flags));
+	/* The congestion control's private words (CUBIC: cnt, last_max,
+	 * last_cwnd, last_time, origin, K, delay_min, epoch, ack_cnt, tcp_cwnd).
+	 */
+	ca = inet_csk_ca(sk);
+	pr_info("%s cc seq %u port %u jif %u ca %u %u %u %u %u %u %u %u %u %u\n",
+		what, seq, sk->sk_num, (u32)jif, ca[0], ca[1], ca[2],
+		ca[3], ca[4], ca[5], ca[6], ca[7], ca[8], ca[9]);
 }
 
 static LIST_HEAD(deter_rpl_list);
@@ -948,7 +958,8 @@ static u64 deter_rpl_clock(struct deter_rpl *rpl, u64 val)
 	}
 	if (unlikely(deter_debug_clock))
 		deter_debug_clock_read(rpl->hdr.flags & DETER_CONN_ACTIVE ?
-				       "rpl-a" : "rpl-b", rpl->sk, e ? e->seq : 0);
+				       "rpl-a" : "rpl-b", rpl->sk, e ? e->seq : 0,
+				       rpl->jiffies);
 	spin_unlock_bh(&rpl->lock);
 	return val;
 }

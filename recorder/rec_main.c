@@ -264,6 +264,7 @@ static const char *const rec_value_names[DETER_V_MAX] = {
 	[DETER_V_AUTOCORK] = "autocork_after",
 	[DETER_V_HOST_QUEUED] = "host_queued_after",
 	[DETER_V_PAGE_FRAG] = "page_frag_after",
+	[DETER_V_CHILD_IPID] = "child_ipid",
 };
 
 static const char *rec_status_str(uint32_t status, char *buf, size_t len)

@@ -28,6 +28,11 @@ count() {	# file
 	pass=$((pass + p - s))
 	skip=$((skip + s))
 	fail=$((fail + f))
+	# A failure's own lines (the indented ones above a VM [FAIL], the
+	# TAP line itself) again at the end, where CI's tail shows them.
+	awk '/^    / { ctx = ctx $0 "\n"; next }
+	     /^not ok [0-9]+|^TEST: .*\[FAIL\]$/ { printf "%s%s\n", ctx, $0 }
+	     { ctx = "" }' "$1" | cut -c1-400 >> "$out/failures"
 }
 
 # group NAME CMD...: run CMD, tee its output, count it; a non-zero exit
@@ -41,7 +46,7 @@ group() {
 	rc=${PIPESTATUS[0]}
 	count "$log"
 	if [ "$rc" -ne 0 ] && [ "$fail" -eq "$before" ]; then
-		echo "not ok - $name: exited with status $rc"
+		echo "not ok - $name: exited with status $rc" | tee -a "$out/failures"
 		fail=$((fail + 1))
 	fi
 }
@@ -93,6 +98,10 @@ for g in "${groups[@]}"; do
 	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm-traced)" >&2; exit 2 ;;
 	esac
 done
+if [ -s "$out/failures" ]; then
+	echo "== failures"
+	cat "$out/failures"
+fi
 echo "check: ${groups[*]} in $(($(date +%s) - start)) s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -121,6 +121,30 @@ static void test_arrivals(void)
 	free(a);
 }
 
+/* A data segment overtook the handshake's ACK and created the child. */
+static void test_arrivals_child(void)
+{
+	struct rec_ev evs[] = {
+		{ .seq = 1, .type = DETER_EV_VALUE, .sub = DETER_V_SYN_IPID, .a = 7 },
+		{ .seq = 2, .type = DETER_EV_VALUE, .sub = DETER_V_CHILD_IPID, .a = 9 },
+		{ .seq = 3, .type = DETER_EV_RX, .a = 8 },
+		{ .seq = 4, .type = DETER_EV_NET, .sub = DETER_NET_LATE, .a = 8, .b = 1 },
+		{ .seq = 5, .type = DETER_EV_RX, .a = 10 },
+	};
+	struct rec_log log = { .evs = evs, .nevs = 5 };
+	struct replay_arrival *a;
+	char *err = NULL;
+	size_t n;
+
+	UNIT_CHECK(!replay_arrivals_build(&log, &a, &n, &err));
+	UNIT_CHECK_EQ(n, 3);
+	UNIT_CHECK_EQ(a[0].idx, 9);
+	UNIT_CHECK_EQ(a[0].segs, 1);
+	UNIT_CHECK_EQ(a[1].idx, 8);
+	UNIT_CHECK_EQ(a[2].idx, 10);
+	free(a);
+}
+
 static void test_status_parse(void)
 {
 	const char *text =
@@ -146,6 +170,7 @@ int main(void)
 	UNIT_RUN(test_plan);
 	UNIT_RUN(test_plan_orphan_return);
 	UNIT_RUN(test_arrivals);
+	UNIT_RUN(test_arrivals_child);
 	UNIT_RUN(test_status_parse);
 	return unit_done();
 }
