@@ -31,7 +31,7 @@ enum {
  * sequence means an event was lost (the connection is then incomplete).
  *
  *   type             sub               a                   b
- *   LOCK             enum deter_lock   1 if deferred;       0
+ *   LOCK             enum deter_lock   DETER_LOCK_F_* bits; 0
  *                                       BACKLOG: the owner's
  *                                       check that found it
  *   RX               0                 packet index        ECN bits | flags
@@ -69,6 +69,15 @@ enum deter_lock {
 	DETER_LOCK_BACKLOG,
 	DETER_LOCK_MAX,
 };
+
+/*
+ * a of a LOCK event other than BACKLOG: DEFERRED, the socket was owned,
+ * so its handler was deferred to the owner; NOT_DUE (write and
+ * delayed-ACK timers, not deferred), the handler found its timer re-armed
+ * to a later time and only armed it again.
+ */
+#define DETER_LOCK_F_DEFERRED	0x1
+#define DETER_LOCK_F_NOT_DUE	0x2
 
 /* What the network did, seen at the receiver from IP IDs and ECN. */
 enum deter_net {

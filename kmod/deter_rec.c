@@ -513,6 +513,25 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 	}
 }
 
+/*
+ * A timer handler about to run finds its timer re-armed to a later time
+ * (the owner moved it while the timer waited for the lock) and only arms
+ * it again: tcp_write_timer_handler(), tcp_delack_timer_handler(). They
+ * compare with jiffies the replay cannot reproduce, so the log says.
+ */
+static bool deter_rec_not_due(const struct sock *sk, enum deter_site site)
+{
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+
+	if (site == DETER_SITE_LOCK_WRITE_TIMER)
+		return icsk->icsk_pending &&
+		       time_after(icsk->icsk_timeout, jiffies);
+	if (site == DETER_SITE_LOCK_DELACK_TIMER)
+		return (icsk->icsk_ack.pending & ICSK_ACK_TIMER) &&
+		       time_after(icsk->icsk_ack.timeout, jiffies);
+	return false;
+}
+
 void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 {
 	struct deter_sock *ds = deter_rec_get(sk);
@@ -531,8 +550,10 @@ void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 	/* A backlog batch is logged with the owner's check that took it. */
 	if (site == DETER_SITE_LOCK_BACKLOG)
 		a = ds->bl_checks;
+	else if (site != DETER_SITE_LOCK_APP && sock_owned_by_user(sk))
+		a = DETER_LOCK_F_DEFERRED;
 	else
-		a = site != DETER_SITE_LOCK_APP && sock_owned_by_user(sk);
+		a = deter_rec_not_due(sk, site) ? DETER_LOCK_F_NOT_DUE : 0;
 	seq = deter_rec_emit(ds, DETER_EV_LOCK, deter_rec_lock_abi[site],
 			     a, 0, 0);
 	if (site == DETER_SITE_LOCK_APP)

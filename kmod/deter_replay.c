@@ -339,7 +339,7 @@ static bool deter_rpl_is_owned(const struct deter_replay_ev *e)
 	if (e->type == DETER_EV_RX)
 		return e->b & DETER_RX_OWNED;
 	return e->type == DETER_EV_LOCK && e->sub != DETER_LOCK_APP &&
-	       (e->a || e->sub == DETER_LOCK_BACKLOG);
+	       ((e->a & DETER_LOCK_F_DEFERRED) || e->sub == DETER_LOCK_BACKLOG);
 }
 
 static void deter_rpl_describe(const struct deter_replay_ev *e, char *buf,
@@ -349,7 +349,8 @@ static void deter_rpl_describe(const struct deter_replay_ev *e, char *buf,
 		snprintf(buf, len, "the end of the log");
 	else if (e->type == DETER_EV_LOCK && e->sub < DETER_LOCK_MAX)
 		snprintf(buf, len, "%s%s", deter_rpl_lock_names[e->sub],
-			 e->a && e->sub != DETER_LOCK_BACKLOG ? " (deferred)" : "");
+			 (e->a & DETER_LOCK_F_DEFERRED) &&
+			 e->sub != DETER_LOCK_BACKLOG ? " (deferred)" : "");
 	else if (e->type == DETER_EV_RX && (e->b & DETER_RX_SYN))
 		snprintf(buf, len, "a SYN segment");
 	else if (e->type == DETER_EV_RX)
@@ -522,6 +523,23 @@ static void deter_rpl_set_cpu(struct deter_rpl *rpl)
 	this_cpu_write(deter_rpl_cpu, rpl);
 }
 
+/*
+ * A timer's turn: make the handler's own check of its deadline against
+ * jiffies come out as logged, due or re-armed to later. Under the socket
+ * lock: the context before may have re-armed it while the handler caller
+ * waited for the lock.
+ */
+static void deter_rpl_timer_due(struct sock *sk, enum deter_site site,
+				bool due)
+{
+	unsigned long when = due ? jiffies : jiffies + HZ;
+
+	if (site == DETER_SITE_LOCK_WRITE_TIMER)
+		WRITE_ONCE(inet_csk(sk)->icsk_timeout, when);
+	else if (site == DETER_SITE_LOCK_DELACK_TIMER)
+		WRITE_ONCE(inet_csk(sk)->icsk_ack.timeout, when);
+}
+
 /* ---- hooks ---------------------------------------------------------- */
 
 bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
@@ -543,15 +561,6 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 			*run = false;	/* a real firing: the log decides */
 			return true;
 		}
-		/*
-		 * The log says it is due: make the handler's own check agree.
-		 * Under the lock: the context before may have re-armed it
-		 * while the handler caller waited for the lock.
-		 */
-		if (site == DETER_SITE_LOCK_WRITE_TIMER)
-			WRITE_ONCE(inet_csk(sk)->icsk_timeout, jiffies);
-		else if (site == DETER_SITE_LOCK_DELACK_TIMER)
-			WRITE_ONCE(inet_csk(sk)->icsk_ack.timeout, jiffies);
 	}
 	spin_lock(&rpl->lock);
 	e = deter_rpl_at(rpl, rpl->ctx);
@@ -561,6 +570,7 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 				  e->seq, e->a, rpl->ds->bl_checks);
 		deter_rpl_kick(rpl, 0);
 	} else if (e && e->type == DETER_EV_LOCK && e->sub == who) {
+		deter_rpl_timer_due(sk, site, !(e->a & DETER_LOCK_F_NOT_DUE));
 		deter_rpl_ctx_next(rpl);
 		if (site == DETER_SITE_LOCK_APP) {
 			rpl->ds->bl_checks = 0;

@@ -527,11 +527,13 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			       rec_lock_names[e->sub], (unsigned long long)e->a);
 			break;
 		}
-		printf(json ? "\"event\":\"lock\",\"by\":\"%s\",\"deferred\":%s}\n" :
-			      "lock       %s%s\n",
+		printf(json ? "\"event\":\"lock\",\"by\":\"%s\",\"deferred\":%s,\"not_due\":%s}\n" :
+			      "lock       %s%s%s\n",
 		       rec_lock_names[e->sub],
-		       json ? (e->a ? "true" : "false") :
-			      (e->a ? " (deferred: socket owned)" : ""));
+		       json ? (e->a & DETER_LOCK_F_DEFERRED ? "true" : "false") :
+			      (e->a & DETER_LOCK_F_DEFERRED ? " (deferred: socket owned)" : ""),
+		       json ? (e->a & DETER_LOCK_F_NOT_DUE ? "true" : "false") :
+			      (e->a & DETER_LOCK_F_NOT_DUE ? " (not due: re-armed)" : ""));
 		break;
 	case DETER_EV_RX:
 		if (json) {

@@ -24,6 +24,7 @@ scripts=("$@")
 [ ${#scripts[@]} -gt 0 ] ||
 	scripts=("$top"/tests/replay/*.sh "$top"/tests/replay/pending/*.sh)
 for s in "${scripts[@]}"; do
+	[ -f "$s" ] || continue		# an empty pending/
 	case "$(basename "$s")" in
 	lib.sh) continue ;;
 	traced.sh) [ $# -gt 0 ] || continue ;;

@@ -123,6 +123,15 @@ check_err $? "drops: tcpdump $(echo $(cat "$TB_TMP/truth.drops")) vs deter $(ech
 check_err $? "deter ls drops: A $(echo "$a_line" | json drops) B $(echo "$b_line" | json drops)"
 log_test $CHECK_RC "record_drop: recorded drops equal what tcpdump saw across the switch"
 
+# --- the segment that created B's end: one of the first A sent after
+# its SYN, as B's ingress saw them (the ACK, or data that overtook it)
+CHECK_RC=0
+child=$(awk '$2 == "value" && $3 == "child_ipid" { print $4 }' "$TB_TMP/b.show")
+first=$(pcap_fields b0 | awk -v a="$A_IP" '$2 == a { n++ } $2 == a && n > 1 && n <= 3 { print $1 }')
+[ -n "$child" ] && echo "$first" | grep -qx "$child"
+check_err $? "B's child_ipid '$child' is not one of A's first packets after the SYN at b0: $(echo $first)"
+log_test $CHECK_RC "record_drop: B's log names the segment that completed the handshake"
+
 # --- send times: inferred (Algorithm 1) vs tcpdump at A's egress
 "$DETER" show -d "$LOGS" --json "$a_id" | sed -n 's/.*"index":\([0-9]*\),"mono_ns":\([0-9]*\),"gap_ns":\([0-9.]*\).*/\1 \2 \3/p' \
 	> "$TB_TMP/a.samples"

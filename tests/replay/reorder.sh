@@ -5,7 +5,7 @@
 # segments by 2 ms (netem reorder) during a 1 MB transfer: B sees them
 # late, SACKs the gaps, and A's RACK/dupACK threshold adapts (§5.2).
 
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off 100mbit || exit $ksft_fail
 switch_queue s1 netem delay 2ms reorder 75% 50% limit 100000

@@ -7,7 +7,7 @@
 # 3-segment requests that B answers in one segment. Its losses come from
 # the long flows' tail drops; its ACKs meet B's delayed-ACK timer.
 
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off || exit $ksft_fail
 switch_queue s1 tbf rate 50mbit burst 8k limit 16k
