@@ -16,7 +16,12 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 2,
+	DETER_ABI_VERSION = 3,
+	/*
+	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
+	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED), nothing else differs.
+	 */
+	DETER_ABI_VERSION_MIN = 2,
 };
 
 /* Default send-time sampling threshold (DETER §3.3): 5 us. */
@@ -245,7 +250,9 @@ enum {
  *   CHILD_IPID    the IP ID of the segment that completed the handshake
  *                 and created this passive end (it has no RX event): the
  *                 handshake's ACK, or a data segment that overtook it, in
- *                 which case the ACK arrives later, as a late RX
+ *                 which case the ACK arrives later, as a late RX (a); its
+ *                 segments, when GRO merged several (b). Not emitted when
+ *                 a SYN created it (TCP Fast Open)
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
@@ -265,7 +272,8 @@ enum deter_abi_value {
 /* The VALUE events that carry a second number, b. */
 static inline int deter_value_has_b(unsigned int what)
 {
-	return what == DETER_V_BACKLOG_LEN || what == DETER_V_PAGE_FRAG;
+	return what == DETER_V_BACKLOG_LEN || what == DETER_V_PAGE_FRAG ||
+	       what == DETER_V_CHILD_IPID;
 }
 
 /*

@@ -43,6 +43,8 @@ struct deter_sock {
 	bool rx_primed;			/* rx_next is known */
 	u64 rx_ref;			/* last extended IP ID seen */
 	u16 child_ipid;			/* the segment that created a child */
+	u16 child_segs;			/* its segments (GRO) */
+	bool child_syn;			/* it was a SYN (TCP Fast Open) */
 	u64 rx_next;			/* IP ID index expected next */
 	u32 rx_zero_wnd;		/* segments advertising a zero window */
 

@@ -8,7 +8,7 @@
  * under the socket lock thus number their events in lock order, which is
  * the order replay enforces:
  *
- *   lock_sock / timers / TSQ --> LOCK(who, deferred?)     handler calls,
+ *   lock_sock / timers / TSQ --> LOCK(who, deferred? not due?)     handler calls,
  *   tcp_v4_rcv               --> RX(IP ID index, ECN)     lock order
  *                                NET(GAP | LATE | CE)     network actions
  *   tcp_sendmsg/recvmsg/...  --> CALL(size, flags, tid), CALL_DONE(ret)
@@ -130,10 +130,10 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
  * (and logged) at its last event, so no tick falls between an event and
  * a later read of the same processing step; the replay answers every
  * read of a step with the value at its last event. One slot per CPU for
- * softirq (and process context with BH off, which cannot migrate), one
- * for the task running there. A step of a socket not recorded empties
- * the slot; a held value older than DETER_REC_JIF_HOLD (a slot left by
- * a step that ended) is not used.
+ * softirq, one for the task running there (BH off or not: the lock
+ * hooks run under spin_lock_bh(), the rest of the step may not). A step
+ * of a socket not recorded empties the slot; a held value older than
+ * DETER_REC_JIF_HOLD (a slot left by a step that ended) is not used.
  */
 #define DETER_REC_JIF_HOLD	(HZ / 10)
 
@@ -147,7 +147,7 @@ static DEFINE_PER_CPU(struct deter_rec_jif, deter_rec_jif_task);
 
 static struct deter_rec_jif *deter_rec_jif_slot(struct task_struct **task)
 {
-	if (!in_task() || in_softirq()) {
+	if (!in_task()) {
 		*task = NULL;
 		return this_cpu_ptr(&deter_rec_jif_bh);
 	}
@@ -208,15 +208,15 @@ static void deter_rec_jiffies(struct deter_sock *ds)
 {
 	unsigned long now = jiffies, last = READ_ONCE(ds->jif_last);
 
-	deter_rec_jif_set(now);
-
 	if (!ds->jif_primed) {
 		now = deter_rec_jiffies_read();	/* a child's stamps' */
+		deter_rec_jif_set(now);
 		ds->jif_last = now;
 		ds->jif_primed = true;
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_JIFFIES, now, 0, 0);
 		return;
 	}
+	deter_rec_jif_set(now);
 	if (now == last || cmpxchg(&ds->jif_last, last, now) != last)
 		return;
 	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_JIFFIES, now - last, 0, 0);
@@ -409,9 +409,9 @@ static void deter_rec_synack_emit(struct deter_sock *ds,
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYNACK_CLOCK, ns[i],
 			       0, 0);
 	/* Its first arrival, which the child's log has no RX event for. */
-	if (ds->rx_primed)
+	if (ds->rx_primed && !ds->child_syn)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CHILD_IPID,
-			       ds->child_ipid, 0, 0);
+			       ds->child_ipid, ds->child_segs, 0);
 }
 
 static bool deter_rec_port_match(const struct sock *sk)
@@ -527,7 +527,8 @@ static bool deter_rec_not_due(const struct sock *sk, enum deter_site site)
 		return icsk->icsk_pending &&
 		       time_after(icsk->icsk_timeout, jiffies);
 	if (site == DETER_SITE_LOCK_DELACK_TIMER)
-		return (icsk->icsk_ack.pending & ICSK_ACK_TIMER) &&
+		return !tcp_sk(sk)->compressed_ack &&
+		       (icsk->icsk_ack.pending & ICSK_ACK_TIMER) &&
 		       time_after(icsk->icsk_ack.timeout, jiffies);
 	return false;
 }
@@ -559,7 +560,8 @@ void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 	if (site == DETER_SITE_LOCK_APP)
 		deter_rec_config(ds, sk);
 	/* A deferred handler's: the owner is changing the state. */
-	if (site == DETER_SITE_LOCK_APP || site == DETER_SITE_LOCK_BACKLOG || !a)
+	if (site == DETER_SITE_LOCK_APP || site == DETER_SITE_LOCK_BACKLOG ||
+	    !(a & DETER_LOCK_F_DEFERRED))
 		deter_rec_checkpoint(ds, sk, seq);
 }
 
@@ -669,6 +671,7 @@ void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret)
 void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
 {
 	struct deter_sock *ds = deter_conn_get(newsk);
+	unsigned long now;
 
 	if (!ds)
 		return;
@@ -677,13 +680,18 @@ void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
 	 * tcp_create_openreq_child() stamped the child with the jiffies
 	 * this context read, held or live: its log starts from that value.
 	 */
-	deter_rec_jif_set(jiffies - (u32)((u32)jiffies - tcp_sk(newsk)->lsndtime));
+	now = jiffies;
+	deter_rec_jif_set(now - (u32)((u32)now - tcp_sk(newsk)->lsndtime));
 	deter_rec_select(ds, newsk);
 	if (skb->protocol == htons(ETH_P_IP)) {
 		ds->rx_ref = ntohs(ip_hdr(skb)->id);
 		ds->child_ipid = ds->rx_ref;
-		ds->rx_next = ds->rx_ref + 1;
+		/* A GRO packet: the IDs of all its segments. */
+		ds->child_segs = max_t(u16, skb_shinfo(skb)->gso_segs, 1);
+		ds->rx_next = ds->rx_ref + ds->child_segs;
 		ds->rx_primed = true;
+		/* TCP Fast Open: a SYN created it; SYNs are not arrivals. */
+		ds->child_syn = tcp_hdr(skb)->syn;
 	}
 }
 

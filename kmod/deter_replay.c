@@ -524,20 +524,16 @@ static void deter_rpl_set_cpu(struct deter_rpl *rpl)
 }
 
 /*
- * A timer's turn: make the handler's own check of its deadline against
- * jiffies come out as logged, due or re-armed to later. Under the socket
- * lock: the context before may have re-armed it while the handler caller
- * waited for the lock.
+ * A timer's turn the log says was due: make the handler's own check of
+ * its deadline against jiffies agree. Under the socket lock: the context
+ * before may have re-armed it while the handler caller waited for it.
  */
-static void deter_rpl_timer_due(struct sock *sk, enum deter_site site,
-				bool due)
+static void deter_rpl_timer_due(struct sock *sk, enum deter_site site)
 {
-	unsigned long when = due ? jiffies : jiffies + HZ;
-
 	if (site == DETER_SITE_LOCK_WRITE_TIMER)
-		WRITE_ONCE(inet_csk(sk)->icsk_timeout, when);
+		WRITE_ONCE(inet_csk(sk)->icsk_timeout, jiffies);
 	else if (site == DETER_SITE_LOCK_DELACK_TIMER)
-		WRITE_ONCE(inet_csk(sk)->icsk_ack.timeout, when);
+		WRITE_ONCE(inet_csk(sk)->icsk_ack.timeout, jiffies);
 }
 
 /* ---- hooks ---------------------------------------------------------- */
@@ -570,7 +566,14 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 				  e->seq, e->a, rpl->ds->bl_checks);
 		deter_rpl_kick(rpl, 0);
 	} else if (e && e->type == DETER_EV_LOCK && e->sub == who) {
-		deter_rpl_timer_due(sk, site, !(e->a & DETER_LOCK_F_NOT_DUE));
+		/*
+		 * Not due in the original: the handler only armed the timer
+		 * again, which changes nothing the replay needs.
+		 */
+		if (e->a & DETER_LOCK_F_NOT_DUE)
+			*run = false;
+		else
+			deter_rpl_timer_due(sk, site);
 		deter_rpl_ctx_next(rpl);
 		if (site == DETER_SITE_LOCK_APP) {
 			rpl->ds->bl_checks = 0;

@@ -7,7 +7,7 @@
  * delta as a varint, and a type-specific payload of varints, most of them
  * deltas against what the decoder can predict:
  *
- *   LOCK       a (deferred)
+ *   LOCK       a (DETER_LOCK_F_* bits; BACKLOG: the owner's check)
  *   RX         zigzag(idx - expected idx), flags byte, segs
  *              (expected idx = previous RX's idx + its segs)
  *   NET        zigzag(idx - last RX idx), count
@@ -599,9 +599,10 @@ static int rec_log_check_header(const char *path, const struct deter_log_header 
 {
 	if (memcmp(h->magic, DETER_LOG_MAGIC, sizeof(h->magic)))
 		return rec_err(err, "%s:0: not a deter log (bad magic)", path);
-	if (h->version != DETER_ABI_VERSION)
-		return rec_err(err, "%s:8: log format version %u, this deter reads version %d",
-			       path, h->version, DETER_ABI_VERSION);
+	if (h->version < DETER_ABI_VERSION_MIN || h->version > DETER_ABI_VERSION)
+		return rec_err(err,
+			       "%s:8: log format version %u, this deter reads versions %d to %d",
+			       path, h->version, DETER_ABI_VERSION_MIN, DETER_ABI_VERSION);
 	if (h->header_len != sizeof(*h))
 		return rec_err(err, "%s:12: header length %u, expected %zu",
 			       path, h->header_len, sizeof(*h));

@@ -490,17 +490,12 @@ int replay_arrivals_build(const struct rec_log *log,
 	for (i = 0; i < log->nevs; i++) {
 		const struct rec_ev *e = &log->evs[i];
 
-		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_CHILD_IPID) {
-			/* A passive end's first arrival: no RX event for it. */
-			if (replay_push((void **)&a, &cnt, &cap, sizeof(*a))) {
-				free(a);
-				return rec_err(err, "out of memory");
-			}
-			a[cnt].idx = e->a;
-			a[cnt].segs = 1;
-			a[cnt++].ce = 0;
-		} else if (e->type == DETER_EV_RX && !(e->b & DETER_RX_SYN)) {
-			segs = e->c ? e->c : 1;
+		/* A passive end's first arrival has no RX event, only this. */
+		int child = e->type == DETER_EV_VALUE && e->sub == DETER_V_CHILD_IPID;
+
+		if (child || (e->type == DETER_EV_RX && !(e->b & DETER_RX_SYN))) {
+			segs = child ? e->b : e->c;
+			segs = segs ? segs : 1;
 			for (k = 0; k < segs; k++) {
 				if (replay_push((void **)&a, &cnt, &cap, sizeof(*a))) {
 					free(a);
