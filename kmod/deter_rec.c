@@ -8,7 +8,7 @@
  * under the socket lock thus number their events in lock order, which is
  * the order replay enforces:
  *
- *   lock_sock / timers / TSQ --> LOCK(who, deferred? not due?)     handler calls,
+ *   lock_sock / timers / TSQ --> LOCK(who, flags)         handler calls,
  *   tcp_v4_rcv               --> RX(IP ID index, ECN)     lock order
  *                                NET(GAP | LATE | CE)     network actions
  *   tcp_sendmsg/recvmsg/...  --> CALL(size, flags, tid), CALL_DONE(ret)
@@ -155,29 +155,29 @@ static struct deter_rec_jif *deter_rec_jif_slot(struct task_struct **task)
 	return this_cpu_ptr(&deter_rec_jif_task);
 }
 
-VISIBLE_IF_KUNIT void deter_rec_jif_set(unsigned long now)
+/* Fill this context's slot with @now, or (!@hold) make it match no context. */
+static void deter_rec_jif_store(bool hold, unsigned long now)
 {
 	struct task_struct *task;
 	struct deter_rec_jif *j;
 
 	preempt_disable();
 	j = deter_rec_jif_slot(&task);
-	j->task = task;
+	j->task = hold ? task : ERR_PTR(-ENOENT);	/* matches no context */
 	j->jif = now;
 	preempt_enable();
+}
+
+VISIBLE_IF_KUNIT void deter_rec_jif_set(unsigned long now)
+{
+	deter_rec_jif_store(true, now);
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_rec_jif_set);
 
 /* A step of a socket that is not recorded: reads are live again. */
 VISIBLE_IF_KUNIT void deter_rec_jif_clear(void)
 {
-	struct task_struct *task;
-	struct deter_rec_jif *j;
-
-	preempt_disable();
-	j = deter_rec_jif_slot(&task);
-	j->task = ERR_PTR(-ENOENT);	/* matches no context */
-	preempt_enable();
+	deter_rec_jif_store(false, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_rec_jif_clear);
 
@@ -208,15 +208,15 @@ static void deter_rec_jiffies(struct deter_sock *ds)
 {
 	unsigned long now = jiffies, last = READ_ONCE(ds->jif_last);
 
-	if (!ds->jif_primed) {
+	if (!ds->jif_primed)
 		now = deter_rec_jiffies_read();	/* a child's stamps' */
-		deter_rec_jif_set(now);
+	deter_rec_jif_set(now);
+	if (!ds->jif_primed) {
 		ds->jif_last = now;
 		ds->jif_primed = true;
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_JIFFIES, now, 0, 0);
 		return;
 	}
-	deter_rec_jif_set(now);
 	if (now == last || cmpxchg(&ds->jif_last, last, now) != last)
 		return;
 	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_JIFFIES, now - last, 0, 0);
