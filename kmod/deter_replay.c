@@ -172,9 +172,13 @@ void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq,
 	 * last_cwnd, last_time, origin, K, delay_min, epoch, ack_cnt, tcp_cwnd).
 	 */
 	ca = inet_csk_ca(sk);
-	pr_info("%s cc seq %u port %u jif %u ca %u %u %u %u %u %u %u %u %u %u\n",
+	pr_info("%s cc seq %u port %u jif %u ca %u %u %u %u %u %u %u %u %u %u stamp %u used %u rto %u nospace %d wmemq %d\n",
 		what, seq, sk->sk_num, (u32)jif, ca[0], ca[1], ca[2],
-		ca[3], ca[4], ca[5], ca[6], ca[7], ca[8], ca[9]);
+		ca[3], ca[4], ca[5], ca[6], ca[7], ca[8], ca[9],
+		tp->snd_cwnd_stamp, tp->snd_cwnd_used,
+		inet_csk(sk)->icsk_rto,
+		sk->sk_socket ? test_bit(SOCK_NOSPACE, &sk->sk_socket->flags) : -1,
+		READ_ONCE(sk->sk_wmem_queued));
 }
 
 static LIST_HEAD(deter_rpl_list);
@@ -525,15 +529,24 @@ static void deter_rpl_set_cpu(struct deter_rpl *rpl)
 
 /*
  * A timer's turn the log says was due: make the handler's own check of
- * its deadline against jiffies agree. Under the socket lock: the context
- * before may have re-armed it while the handler caller waited for it.
+ * its deadline agree. Under the socket lock and rpl->lock, after the
+ * turn's jiffies were applied: the context before may have re-armed the
+ * timer while the handler caller waited for it. The retransmit timer's
+ * deadline and its check use the real jiffies; the delayed ACK's use
+ * the ones TCP reads (deter_jiffies()), the logged ones here. A turn
+ * deferred to the owner is left alone: its handler runs when the owner
+ * releases the socket, and decides then, on replayed state, as the
+ * original did.
  */
-static void deter_rpl_timer_due(struct sock *sk, enum deter_site site)
+static void deter_rpl_timer_due(struct deter_rpl *rpl, enum deter_site site,
+				bool deferred)
 {
+	struct inet_connection_sock *icsk = inet_csk(rpl->sk);
+
 	if (site == DETER_SITE_LOCK_WRITE_TIMER)
-		WRITE_ONCE(inet_csk(sk)->icsk_timeout, jiffies);
-	else if (site == DETER_SITE_LOCK_DELACK_TIMER)
-		WRITE_ONCE(inet_csk(sk)->icsk_ack.timeout, jiffies);
+		WRITE_ONCE(icsk->icsk_timeout, jiffies);
+	else if (site == DETER_SITE_LOCK_DELACK_TIMER && !deferred)
+		WRITE_ONCE(icsk->icsk_ack.timeout, rpl->jiffies);
 }
 
 /* ---- hooks ---------------------------------------------------------- */
@@ -566,15 +579,22 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 				  e->seq, e->a, rpl->ds->bl_checks);
 		deter_rpl_kick(rpl, 0);
 	} else if (e && e->type == DETER_EV_LOCK && e->sub == who) {
-		/*
-		 * Not due in the original: the handler only armed the timer
-		 * again, which changes nothing the replay needs.
-		 */
-		if (e->a & DETER_LOCK_F_NOT_DUE)
-			*run = false;
-		else
-			deter_rpl_timer_due(sk, site);
+		u64 flags = e->a;
+
 		deter_rpl_ctx_next(rpl);
+		if (site == DETER_SITE_LOCK_APP || site == DETER_SITE_LOCK_BACKLOG) {
+			/* flags is the backlog check count */
+		} else if (flags & DETER_LOCK_F_NOT_DUE) {
+			/*
+			 * Not due in the original: the handler only armed
+			 * the timer again, which changes nothing the replay
+			 * needs.
+			 */
+			*run = false;
+		} else {
+			deter_rpl_timer_due(rpl, site,
+					    flags & DETER_LOCK_F_DEFERRED);
+		}
 		if (site == DETER_SITE_LOCK_APP) {
 			rpl->ds->bl_checks = 0;
 			rpl->after_batch = false;

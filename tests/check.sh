@@ -30,7 +30,9 @@ count() {	# file
 	fail=$((fail + f))
 	# A failure's own lines (the indented ones above a VM [FAIL], the
 	# TAP line itself) again at the end, where CI's tail shows them.
+	# BENCH lines may sit between the reasons and their [FAIL].
 	awk '/^    / { ctx = ctx $0 "\n"; next }
+	     /^BENCH / { next }
 	     /^not ok [0-9]+|^TEST: .*\[FAIL\]$/ { printf "%s%s\n", ctx, $0 }
 	     { ctx = "" }' "$1" | cut -c1-400 >> "$out/failures"
 }
