@@ -83,7 +83,9 @@ struct deter_rpl_rare {
 };
 
 struct deter_rpl {
-	struct list_head node;
+	struct list_head node;		/* deter_rpl_list, RCU */
+	struct pid *owner;		/* the process that loaded it */
+	bool armed;			/* its owner said "replay" */
 	struct deter_replay_hdr hdr;
 	struct deter_replay_ev *ev;
 	u64 *states;
@@ -99,6 +101,8 @@ struct deter_rpl {
 	struct deter_rpl_rare bl;	/* BACKLOG_LEN */
 	struct deter_rpl_rare pf;	/* PAGE_FRAG */
 	u32 ctx_seq;			/* seq of the last non-owned context */
+	u32 app_woken;			/* ctx + 1 of the last app wake-up */
+	u64 rx_last;			/* highest index a segment's RX logs */
 	u64 clock;			/* last CLOCK value handed out */
 	unsigned long jiffies;		/* jiffies TCP reads */
 	u32 jif;			/* JIFFIES events before it applied */
@@ -181,6 +185,11 @@ void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq,
 		READ_ONCE(sk->sk_wmem_queued));
 }
 
+/*
+ * Scripts of every replay session (the process that loaded them), so
+ * replays run side by side. Hooks walk the list under RCU; it changes
+ * under deter_rpl_mutex. deter_rpl_armed: some session is replaying.
+ */
 static LIST_HEAD(deter_rpl_list);
 static DEFINE_MUTEX(deter_rpl_mutex);	/* list changes, arming */
 static bool deter_rpl_armed __read_mostly;
@@ -291,7 +300,8 @@ static struct deter_rpl *deter_rpl_find(u32 saddr, u16 sport, u32 daddr,
 {
 	struct deter_rpl *rpl;
 
-	list_for_each_entry(rpl, &deter_rpl_list, node)
+	list_for_each_entry_rcu(rpl, &deter_rpl_list, node,
+				lockdep_is_held(&deter_rpl_mutex))
 		if (rpl->hdr.sport == sport && rpl->hdr.dport == dport &&
 		    rpl->hdr.saddr == saddr && rpl->hdr.daddr == daddr)
 			return rpl;
@@ -531,11 +541,11 @@ static void deter_rpl_set_cpu(struct deter_rpl *rpl)
  * A timer's turn the log says was due: make the handler's own check of
  * its deadline agree. Under the socket lock and rpl->lock, after the
  * turn's jiffies were applied: the context before may have re-armed the
- * timer while the handler caller waited for it. The retransmit timer's
- * deadline and its check use the real jiffies; the delayed ACK's use
- * the ones TCP reads (deter_jiffies()), the logged ones here. A turn
- * deferred to the owner is left alone: its handler runs when the owner
- * releases the socket, and decides then, on replayed state, as the
+ * timer while the handler caller waited for it. Both deadlines and
+ * their checks are on the jiffies TCP reads (deter_jiffies(), patch
+ * 0005), the logged ones here. A turn deferred to the owner is left
+ * alone: its handler runs when the owner releases the socket, and
+ * decides then, on replayed deadline and logged jiffies, as the
  * original did.
  */
 static void deter_rpl_timer_due(struct deter_rpl *rpl, enum deter_site site,
@@ -543,9 +553,11 @@ static void deter_rpl_timer_due(struct deter_rpl *rpl, enum deter_site site,
 {
 	struct inet_connection_sock *icsk = inet_csk(rpl->sk);
 
+	if (deferred)
+		return;
 	if (site == DETER_SITE_LOCK_WRITE_TIMER)
-		WRITE_ONCE(icsk->icsk_timeout, jiffies);
-	else if (site == DETER_SITE_LOCK_DELACK_TIMER && !deferred)
+		WRITE_ONCE(icsk->icsk_timeout, rpl->jiffies);
+	else if (site == DETER_SITE_LOCK_DELACK_TIMER)
 		WRITE_ONCE(icsk->icsk_ack.timeout, rpl->jiffies);
 }
 
@@ -613,6 +625,39 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 		deter_rpl_task_set(rpl);
 	}
 	return true;
+}
+
+/*
+ * The log has the application take the lock next, right where it is, so
+ * a thread sleeping in sk_wait_event() must come and take it, whatever
+ * woke it in the original. Whether it slept at all raced there: it
+ * tests its wake-up condition between release_sock() and the sleep,
+ * unlocked, and a wake-up it missed would leave the replay stuck.
+ * The sleeper queued itself before it let the lock go, so a wake-up
+ * here either ends its sleep or stops it from starting. Once per
+ * position; not under rpl->lock.
+ */
+static void deter_rpl_app_wake(struct deter_rpl *rpl, struct sock *sk)
+{
+	const struct deter_replay_ev *e;
+	struct socket_wq *wq;
+	bool wake;
+
+	spin_lock_bh(&rpl->lock);
+	e = deter_rpl_at(rpl, rpl->ctx);
+	wake = rpl->state == DETER_RPL_RUNNING && e &&
+	       e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_APP &&
+	       rpl->app_woken != rpl->ctx + 1;
+	if (wake)
+		rpl->app_woken = rpl->ctx + 1;
+	spin_unlock_bh(&rpl->lock);
+	if (!wake)
+		return;
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_all(&wq->wait);
+	rcu_read_unlock();
 }
 
 static bool deter_rpl_app_turn(struct deter_rpl *rpl)
@@ -822,9 +867,12 @@ bool deter_replay_sk_backlog_check(struct sock *sk, bool release)
 	 */
 	deter_rpl_owner_check(rpl, sk, release || rpl->after_batch);
 	rpl->after_batch = false;
-	/* The handler caller may be waiting for the owner to let go. */
-	if (release)
+	if (release) {
+		/* Its next turn may come right after this one. */
+		deter_rpl_app_wake(rpl, sk);
+		/* The handler caller may be waiting for the owner to let go. */
 		deter_rpl_kick(rpl, 0);
+	}
 	if (atomic_dec_and_test(&rpl->users))
 		wake_up_all(&deter_rpl_users_wq);
 	return true;
@@ -899,7 +947,14 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	     i - rpl->ctx < DETER_RPL_LOOKAHEAD; i++)
 		if (deter_rpl_rx_match(&rpl->ev[i], syn, idx))
 			break;
-	if (i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD &&
+	/*
+	 * A segment past every one the log has came, in the original, after
+	 * the socket's log ended: to the time-wait socket that took over
+	 * (a FIN answering ours), or to none. It goes there when the replay
+	 * ends (deter_rpl_work()).
+	 */
+	if (((i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD) ||
+	     (!syn && ds->rx_primed && idx > rpl->rx_last)) &&
 	    skb_queue_len(&rpl->held) < DETER_RPL_MAX_HELD) {
 		/* Re-entered into tcp_v4_rcv() later: restore its IPCB. */
 		memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
@@ -1113,14 +1168,18 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 	switch (what) {
 	case DETER_VAL_ISN:
 	case DETER_VAL_TS_OFF:
-		/* The script list does not change while replay is armed. */
+		/* Under RCU (hook context): the list may change. */
 		if (skb) {	/* passive: the listener and the SYN */
 			iph = ip_hdr(skb);
 			th = tcp_hdr(skb);
 			rpl = deter_rpl_find(ntohl(iph->daddr), ntohs(th->dest),
 					     ntohl(iph->saddr), ntohs(th->source));
+			if (rpl && !READ_ONCE(rpl->armed))
+				rpl = NULL;
 		} else {
 			rpl = deter_rpl_find_sk(sk);
+			if (rpl && !READ_ONCE(rpl->armed))
+				rpl = NULL;
 			if (rpl && READ_ONCE(rpl->state) == DETER_RPL_LOADED) {
 				spin_lock_bh(&rpl->lock);
 				deter_rpl_bind(rpl, (struct sock *)sk);
@@ -1134,9 +1193,10 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		return !!rpl;
 	case DETER_VAL_SYNACK_CLOCK:
 		/* @sk is the request socket; it may be in softirq. */
-		list_for_each_entry(rpl, &deter_rpl_list, node) {
+		list_for_each_entry_rcu(rpl, &deter_rpl_list, node) {
 			if (rpl->hdr.sport != sk->sk_num ||
-			    rpl->hdr.dport != ntohs(sk->sk_dport))
+			    rpl->hdr.dport != ntohs(sk->sk_dport) ||
+			    !READ_ONCE(rpl->armed))
 				continue;
 			spin_lock_bh(&rpl->lock);
 			e = deter_rpl_next_value(rpl, &rpl->synack,
@@ -1231,10 +1291,10 @@ void deter_replay_clone(struct deter_sock *ds, struct sock *newsk)
 	if (!READ_ONCE(deter_rpl_armed))
 		return;
 	/* Addresses are still the listener's: match by ports. */
-	list_for_each_entry(rpl, &deter_rpl_list, node) {
+	list_for_each_entry_rcu(rpl, &deter_rpl_list, node) {
 		if (rpl->hdr.sport != newsk->sk_num ||
 		    rpl->hdr.dport != ntohs(newsk->sk_dport) ||
-		    rpl->state != DETER_RPL_LOADED)
+		    !READ_ONCE(rpl->armed) || rpl->state != DETER_RPL_LOADED)
 			continue;
 		spin_lock_bh(&rpl->lock);
 		deter_rpl_bind(rpl, newsk);
@@ -1406,6 +1466,9 @@ static void deter_rpl_work(struct work_struct *work)
 		}
 		spin_unlock_bh(&rpl->lock);
 		if (e->sub == DETER_LOCK_APP || e->sub == DETER_LOCK_BACKLOG) {
+			/* An owner wakes it when it lets go. */
+			if (e->sub == DETER_LOCK_APP && !owned)
+				deter_rpl_app_wake(rpl, sk);
 			wake_up_all(&rpl->wq);
 			return;
 		}
@@ -1440,6 +1503,7 @@ static void deter_rpl_free(struct deter_rpl *rpl)
 		WRITE_ONCE(rpl->ds->rpl, NULL);
 	if (rpl->sk)
 		sock_put(rpl->sk);
+	put_pid(rpl->owner);
 	kvfree(rpl->ev);
 	kvfree(rpl->states);
 	kfree(rpl);
@@ -1483,6 +1547,8 @@ static int deter_rpl_parse(const u8 *buf, size_t len, struct deter_rpl **out)
 			deter_rpl_free(rpl);
 			return -EINVAL;
 		}
+		if (e->type == DETER_EV_RX && !(e->b & DETER_RX_SYN))
+			rpl->rx_last = max(rpl->rx_last, e->a);
 	}
 	spin_lock_init(&rpl->lock);
 	skb_queue_head_init(&rpl->held);
@@ -1491,6 +1557,68 @@ static int deter_rpl_parse(const u8 *buf, size_t len, struct deter_rpl **out)
 	rpl->state = DETER_RPL_LOADED;
 	*out = rpl;
 	return 0;
+}
+
+/* No CPU or task answers jiffies reads from @rpl any more. */
+static void deter_rpl_forget(struct deter_rpl *rpl)
+{
+	unsigned int cpu;
+
+	deter_rpl_tasks_forget(rpl);
+	for_each_possible_cpu(cpu)
+		cmpxchg(per_cpu_ptr(&deter_rpl_cpu, cpu), rpl, NULL);
+}
+
+/*
+ * Drop the scripts of session @owner (NULL: of every session, or with
+ * @dead of every session whose process has exited). A running script
+ * ends as diverged ("stopped"). Process context; sleeps until no hook
+ * uses them.
+ */
+static void deter_rpl_stop(struct pid *owner, bool dead)
+{
+	struct deter_rpl *rpl, *tmp;
+	LIST_HEAD(gone);
+	bool any = false;
+
+	mutex_lock(&deter_rpl_mutex);
+	list_for_each_entry_safe(rpl, tmp, &deter_rpl_list, node) {
+		if (dead ? pid_has_task(rpl->owner, PIDTYPE_TGID) :
+		    owner && rpl->owner != owner) {
+			any |= rpl->armed;
+			continue;
+		}
+		list_del_rcu(&rpl->node);
+		list_add_tail(&rpl->node, &gone);	/* after the grace period */
+	}
+	if (list_empty(&gone)) {
+		mutex_unlock(&deter_rpl_mutex);
+		return;
+	}
+	WRITE_ONCE(deter_rpl_armed, any);
+	/* Take each out of reach of new hooks, then wait for those in flight. */
+	list_for_each_entry(rpl, &gone, node) {
+		spin_lock_bh(&rpl->lock);
+		if (rpl->state == DETER_RPL_RUNNING)
+			deter_rpl_diverge(rpl, "stopped");
+		WRITE_ONCE(rpl->armed, false);
+		if (rpl->ds)
+			WRITE_ONCE(rpl->ds->rpl, NULL);
+		spin_unlock_bh(&rpl->lock);
+		deter_rpl_forget(rpl);
+	}
+	synchronize_rcu();
+	/* Hooks that were in flight may have pointed a CPU or task at one. */
+	list_for_each_entry(rpl, &gone, node)
+		deter_rpl_forget(rpl);
+	synchronize_rcu();
+	mutex_unlock(&deter_rpl_mutex);
+	list_for_each_entry_safe(rpl, tmp, &gone, node) {
+		list_del(&rpl->node);
+		wake_up_all(&rpl->wq);
+		wait_event(deter_rpl_users_wq, !atomic_read(&rpl->users));
+		deter_rpl_free(rpl);
+	}
 }
 
 static ssize_t deter_rpl_write(struct file *file, const char __user *ubuf,
@@ -1513,17 +1641,23 @@ static ssize_t deter_rpl_write(struct file *file, const char __user *ubuf,
 	if (err)
 		return err;
 
+	rpl->owner = get_task_pid(current, PIDTYPE_TGID);
+	/* Sessions whose process is gone without "stop" end here. */
+	deter_rpl_stop(NULL, true);
+
 	mutex_lock(&deter_rpl_mutex);
-	list_for_each_entry(old, &deter_rpl_list, node)
+	list_for_each_entry(old, &deter_rpl_list, node) {
 		n++;
-	if (READ_ONCE(deter_rpl_armed)) {
-		err = -EBUSY;
-	} else if (n >= DETER_RPL_MAX_SCRIPTS ||
-		   deter_rpl_find(rpl->hdr.saddr, rpl->hdr.sport,
-				  rpl->hdr.daddr, rpl->hdr.dport)) {
+		if (old->owner == rpl->owner && old->armed)
+			err = -EBUSY;	/* this session already runs */
+	}
+	if (!err && n >= DETER_RPL_MAX_SCRIPTS)
+		err = -ENOSPC;
+	else if (!err && deter_rpl_find(rpl->hdr.saddr, rpl->hdr.sport,
+					rpl->hdr.daddr, rpl->hdr.dport))
 		err = -EEXIST;
-	} else {
-		list_add_tail(&rpl->node, &deter_rpl_list);
+	if (!err) {
+		list_add_tail_rcu(&rpl->node, &deter_rpl_list);
 		rpl = NULL;
 	}
 	mutex_unlock(&deter_rpl_mutex);
@@ -1567,43 +1701,38 @@ static const struct file_operations deter_rpl_fops = {
 };
 
 /**
- * deter_replay_arm() - start replaying the loaded scripts, or stop and
- *	drop them all
+ * deter_replay_arm() - start replaying the scripts the calling process
+ *	loaded, or stop them and drop them
  * @on: start (true) or stop
+ *
+ * Other processes' replays go on: each process is one replay session.
  *
  * Return: 0, or -ENOENT when starting with no script loaded.
  */
 int deter_replay_arm(bool on)
 {
-	struct deter_rpl *rpl, *tmp;
-	LIST_HEAD(gone);
+	struct pid *me;
+	struct deter_rpl *rpl;
+	int err = -ENOENT;
 
-	mutex_lock(&deter_rpl_mutex);
-	if (on) {
-		if (list_empty(&deter_rpl_list)) {
-			mutex_unlock(&deter_rpl_mutex);
-			return -ENOENT;
-		}
-		WRITE_ONCE(deter_rpl_armed, true);
-		mutex_unlock(&deter_rpl_mutex);
+	if (!on) {
+		me = get_task_pid(current, PIDTYPE_TGID);
+		deter_rpl_stop(me, false);
+		put_pid(me);
 		return 0;
 	}
-	WRITE_ONCE(deter_rpl_armed, false);
-	/* Hooks in flight may still walk the list or use a script. */
-	synchronize_rcu();
-	list_splice_init(&deter_rpl_list, &gone);
-	mutex_unlock(&deter_rpl_mutex);
-	list_for_each_entry_safe(rpl, tmp, &gone, node) {
-		spin_lock_bh(&rpl->lock);
-		if (rpl->state == DETER_RPL_RUNNING)
-			deter_rpl_diverge(rpl, "stopped");
-		spin_unlock_bh(&rpl->lock);
-		wake_up_all(&rpl->wq);
-		wait_event(deter_rpl_users_wq, !atomic_read(&rpl->users));
-		deter_rpl_tasks_forget(rpl);
-		deter_rpl_free(rpl);
+	me = task_tgid(current);
+	mutex_lock(&deter_rpl_mutex);
+	list_for_each_entry(rpl, &deter_rpl_list, node) {
+		if (rpl->owner != me)
+			continue;
+		WRITE_ONCE(rpl->armed, true);
+		err = 0;
 	}
-	return 0;
+	if (!err)
+		WRITE_ONCE(deter_rpl_armed, true);
+	mutex_unlock(&deter_rpl_mutex);
+	return err;
 }
 
 int deter_replay_init(struct dentry *dir)
@@ -1617,7 +1746,7 @@ int deter_replay_init(struct dentry *dir)
 
 void deter_replay_exit(void)
 {
-	deter_replay_arm(false);
+	deter_rpl_stop(NULL, false);
 	deter_rpl_tasks_forget(NULL);
 	destroy_workqueue(deter_rpl_wq);
 }

@@ -6,15 +6,20 @@
  *                  events, states; include/deter_abi.h)
  *                  read:  one line per loaded script,
  *                  "<saddr>:<sport> <daddr>:<dport> <state> <done>/<n> <msg>"
- *   deter/control  "replay" arms the loaded scripts, "stop" ends replay and
- *                  drops them
+ *   deter/control  "replay" arms the scripts this process loaded, "stop"
+ *                  ends their replay and drops them
  *
- * A session is   load(a) load(b) -> "replay" -> read ... read -> "stop".
+ * A session is   load(a) load(b) -> "replay" -> read ... read -> "stop",
+ * one per process: replays of different connections run side by side
+ * (each on its own testbed), and a session whose process died is dropped
+ * at the next load.
  *
  * The kernel says why it refuses through errno, mapped to one line:
  *   ENOENT  no such file: deter.ko not loaded, or a kernel without
  *           deter's hooks
  *   EPERM   no CAP_NET_ADMIN      EBUSY   recording is armed
+ *   EEXIST  a running replay has a script for the same endpoint
+ *   ENOSPC  64 scripts (32 replays) are loaded already
  *   EINVAL  a malformed script (a bug on this side: the script is built
  *           from a log that decoded cleanly)
  *
@@ -61,6 +66,11 @@ static int replay_kmod_errno(int e, const char *path, const char *what,
 	case EBUSY:
 		return rec_err(err, "%s: recording is active: stop deter record first",
 			       path);
+	case EEXIST:
+		return rec_err(err, "%s: %s: another replay of this connection is running",
+			       path, what);
+	case ENOSPC:
+		return rec_err(err, "%s: %s: too many replays running at once", path, what);
 	case EINVAL:
 		return rec_err(err, "%s: deter.ko rejected %s as invalid", path, what);
 	default:

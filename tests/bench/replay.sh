@@ -12,6 +12,8 @@
 #   speed       replay wall time / original connection duration (median)
 #   send time   inferred send time (replay pcap) vs tcpdump's egress time
 #               in the original: max and p99 over the identical replays, us
+#   parallel    tests/replay/parallel.sh with 4 connections: replays per
+#               second with 1, 2 and 4 replays at once, and the ratio to 1
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 N=${DETER_BENCH_REPLAYS:-10}
@@ -29,7 +31,8 @@ for s in "${scripts[@]}"; do
 	lib.sh) continue ;;
 	traced.sh) [ $# -gt 0 ] || continue ;;
 	esac
-	REPLAYS=$N timeout 3000 bash "$s" > "$out/$(basename "$s" .sh).log" 2>&1
+	NCONN=4 PARALLEL="1 2 4" REPLAYS=$N timeout 3000 bash "$s" \
+		> "$out/$(basename "$s" .sh).log" 2>&1
 	# As it goes: the lines survive a guest that does not.
 	grep '^BENCH ' "$out/$(basename "$s" .sh).log"
 done
@@ -38,6 +41,7 @@ printf '\nreplay fidelity over %d replays per scenario (DETER_BENCH_REPLAYS)\n' 
 printf '%-18s %-9s %-10s %-21s %-21s %s\n' scenario identical "wall/orig" \
 	"A send err max/p99" "B send err max/p99" "first divergence"
 for f in "$out"/*.log; do
+	[ "$(basename "$f")" = parallel.log ] && continue
 	grep '^BENCH ' "$f" | awk -v name="$(basename "$f" .log)" '
 	{
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -65,6 +69,18 @@ for f in "$out"/*.log; do
 			first == "" ? "-" : substr(first, 1, 90)
 	}'
 done
+if [ -f "$out/parallel.log" ]; then
+	printf '\nreplays side by side (tests/replay/parallel.sh: 4 RPC connections recorded at once)\n'
+	printf '%-9s %-10s %-9s %-13s %s\n' "at once" identical "wall ms" "replays/s" "vs one at a time"
+	grep '^BENCH parallel=' "$out/parallel.log" | awk '
+	{
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		if (v["parallel"] == 1) one = v["per_s"]
+		printf "%-9d %3d/%-6d %-9d %-13.3f %s\n", v["parallel"], v["identical"],
+			v["replays"], v["wall_ms"], v["per_s"],
+			one > 0 ? sprintf("%.2f", v["per_s"] / one) : "-"
+	}'
+fi
 echo "(logs: $out)"
 rmmod deter 2>/dev/null
 exit 0
