@@ -1266,11 +1266,15 @@ bool deter_replay_jiffies(unsigned long *now)
 
 	if (!READ_ONCE(deter_rpl_armed))
 		return false;
-	/* Softirq, or a process with BH off (no migration): per CPU. */
-	if (!in_task() || in_softirq())
+	/*
+	 * A process answers for the socket it replays, also with BH off
+	 * (tcp_release_cb() in release_sock(): deferred handlers test
+	 * deadlines there, and the other end's softirq may have used this
+	 * CPU meanwhile); softirq, and the handler caller, per CPU.
+	 */
+	rpl = in_task() ? deter_rpl_task_get() : NULL;
+	if (!rpl)
 		rpl = this_cpu_read(deter_rpl_cpu);
-	else
-		rpl = deter_rpl_task_get();
 	if (!rpl || READ_ONCE(rpl->state) != DETER_RPL_RUNNING || !rpl->sk)
 		return false;
 	*now = READ_ONCE(rpl->jiffies);
