@@ -1174,18 +1174,16 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 			th = tcp_hdr(skb);
 			rpl = deter_rpl_find(ntohl(iph->daddr), ntohs(th->dest),
 					     ntohl(iph->saddr), ntohs(th->source));
-			if (rpl && !READ_ONCE(rpl->armed))
-				rpl = NULL;
 		} else {
 			rpl = deter_rpl_find_sk(sk);
-			if (rpl && !READ_ONCE(rpl->armed))
-				rpl = NULL;
-			if (rpl && READ_ONCE(rpl->state) == DETER_RPL_LOADED) {
-				spin_lock_bh(&rpl->lock);
-				deter_rpl_bind(rpl, (struct sock *)sk);
-				spin_unlock_bh(&rpl->lock);
-				deter_rpl_task_set(rpl);
-			}
+		}
+		if (rpl && !READ_ONCE(rpl->armed))
+			rpl = NULL;	/* its session has not started */
+		if (!skb && rpl && READ_ONCE(rpl->state) == DETER_RPL_LOADED) {
+			spin_lock_bh(&rpl->lock);
+			deter_rpl_bind(rpl, (struct sock *)sk);
+			spin_unlock_bh(&rpl->lock);
+			deter_rpl_task_set(rpl);
 		}
 		if (rpl)
 			*val = what == DETER_VAL_ISN ? rpl->hdr.iss :
@@ -1653,7 +1651,7 @@ static ssize_t deter_rpl_write(struct file *file, const char __user *ubuf,
 	list_for_each_entry(old, &deter_rpl_list, node) {
 		n++;
 		if (old->owner == rpl->owner && old->armed)
-			err = -EBUSY;	/* this session already runs */
+			err = -EALREADY;	/* this session already runs */
 	}
 	if (!err && n >= DETER_RPL_MAX_SCRIPTS)
 		err = -ENOSPC;

@@ -20,6 +20,7 @@
  *   EPERM   no CAP_NET_ADMIN      EBUSY   recording is armed
  *   EEXIST  a running replay has a script for the same endpoint
  *   ENOSPC  64 scripts (32 replays) are loaded already
+ *   EALREADY  a script loaded after this process's "replay" (a bug here)
  *   EINVAL  a malformed script (a bug on this side: the script is built
  *           from a log that decoded cleanly)
  *

@@ -65,6 +65,25 @@ hdrseq() {
 		     { print }'
 }
 
+# a_log_id PORT: the log id of A's end of the connection to B:PORT, from
+# $TB_TMP/ls.json (deter ls --json).
+a_log_id() {
+	sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$A_IP:[0-9]*\",\"remote\":\"$B_IP:$1\".*/\1/p" \
+		"$TB_TMP/ls.json" | head -1
+}
+
+# egress_diff OUT H TRUTH: host H's egress in the replay capture
+# OUT/r-H.pcap against the header sequence TRUTH, into OUT/H.diff;
+# status 0 when identical.
+egress_diff() {
+	local out=$1 h=$2 ip=$A_IP
+
+	[ "$h" = b ] && ip=$B_IP
+	tcpdump -r "$out/r-$h.pcap" -w "$out/$h.egress.pcap" "src host $ip" 2>/dev/null
+	hdrseq "$out/$h.egress.pcap" > "$out/$h.replay"
+	diff "$3" "$out/$h.replay" > "$out/$h.diff"
+}
+
 # scenario_record NAME: run workload() under deter record and the
 # egress captures; sets ID to the active end's log.
 scenario_record() {
@@ -82,8 +101,7 @@ scenario_record() {
 	wait $rec
 	CHECK_RC=0
 	"$DETER" ls -d "$LOGS" --json > "$TB_TMP/ls.json"
-	ID=$(sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$A_IP:[0-9]*\",\"remote\":\"$B_IP:5201\".*/\1/p" \
-		"$TB_TMP/ls.json" | head -1)
+	ID=$(a_log_id 5201)
 	[ -n "$ID" ]
 	check_err $? "no log of A's end: $(cat "$TB_TMP/ls.json")"
 	grep -q '"incomplete":true' "$TB_TMP/ls.json"
@@ -110,7 +128,7 @@ sendtime_err() {
 # Also prints a BENCH line for make bench: verified, wall time, the
 # original's duration, send-time error (max, p99, us) at each host.
 scenario_replay() {
-	local name=$1 i=$2 out=$TB_TMP/replay$2 rc h pcap ip t0 t1 e err_a= err_b=
+	local name=$1 i=$2 out=$TB_TMP/replay$2 rc h t0 t1 e err_a= err_b=
 	local -a extra
 
 	CHECK_RC=0
@@ -123,12 +141,7 @@ scenario_replay() {
 	t1=$(date +%s%N)
 	check_err $rc "deter replay exited $rc: $(tail -3 "$TB_TMP/replay$i.out")"
 	for h in a b; do
-		pcap=$out/r-$h.pcap
-		ip=$A_IP
-		[ "$h" = b ] && ip=$B_IP
-		tcpdump -r "$pcap" -w "$out/$h.egress.pcap" "src host $ip" 2>/dev/null
-		hdrseq "$out/$h.egress.pcap" > "$out/$h.replay"
-		diff "$TB_TMP/$h.truth" "$out/$h.replay" > "$out/$h.diff"
+		egress_diff "$out" "$h" "$TB_TMP/$h.truth"
 		check_err $? "host $h: original (<) vs replay (>) differ from line $(sed -n '1s/^\([0-9]*\).*/\1/p' "$out/$h.diff"): $(sed -n 2,3p "$out/$h.diff" | cut -c1-300)"
 		if [ ! -s "$out/$h.diff" ]; then
 			e=$(sendtime_err "$TB_TMP/${h}0.pcap" "$out/$h.egress.pcap" | tr ' ' /)

@@ -54,8 +54,7 @@ parallel_record() {
 	"$DETER" ls -d "$LOGS" --json > "$TB_TMP/ls.json"
 	IDS=()
 	for p in "${ports[@]}"; do
-		IDS+=("$(sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$A_IP:[0-9]*\",\"remote\":\"$B_IP:$p\".*/\1/p" \
-			"$TB_TMP/ls.json" | head -1)")
+		IDS+=("$(a_log_id "$p")")
 		[ -n "${IDS[-1]}" ]
 		check_err $? "no log of A's end of the connection to port $p"
 		# Each connection's own slice of the ground truth.
@@ -73,7 +72,7 @@ parallel_record() {
 
 # parallel_replay N: replay the first N connections at once.
 parallel_replay() {
-	local n=$1 i p out pids=() rcs=() t0 t1 ok=0 h ip
+	local n=$1 i p out pids=() rcs=() t0 t1 ok=0 h
 
 	CHECK_RC=0
 	t0=$(date +%s%N)
@@ -95,11 +94,7 @@ parallel_replay() {
 		check_err "${rcs[i]}" "port $p: deter replay exited ${rcs[i]}: $(tail -2 "$out/replay.out")"
 		[ "${rcs[i]}" -eq 0 ] || continue
 		for h in a b; do
-			ip=$A_IP
-			[ "$h" = b ] && ip=$B_IP
-			tcpdump -r "$out/r-$h.pcap" -w "$out/$h.egress.pcap" "src host $ip" 2>/dev/null
-			hdrseq "$out/$h.egress.pcap" > "$out/$h.replay"
-			diff "$TB_TMP/$h-$p.truth" "$out/$h.replay" > "$out/$h.diff"
+			egress_diff "$out" "$h" "$TB_TMP/$h-$p.truth"
 			check_err $? "port $p, host $h: original (<) vs replay (>) differ: $(sed -n 2,3p "$out/$h.diff" | cut -c1-200)"
 			[ -s "$out/$h.diff" ] || ok=$((ok + 1))
 		done
