@@ -34,6 +34,7 @@ REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
 	       $(B)/replay/replay_net.o $(B)/replay/replay_gen.o \
 	       $(B)/replay/replay_pcap.o $(CORR_OBJS)
 DETER_OBJS := $(B)/recorder/deter_main.o $(REC_OBJS) $(B)/replay/replay_main.o \
+	      $(B)/replay/replay_vm.o \
 	      $(REPLAY_OBJS)
 UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \
 	      $(B)/tests/unit/replay_script_test
@@ -92,7 +93,7 @@ check: deps
 	tests/check.sh
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) all $(TEST_TOOLS)
 	$(MAKE) kernel
 	$(MAKE) kmod
 	tests/demo.sh
@@ -109,9 +110,20 @@ clean:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
+# The guest-instruction counter (a QEMU plugin, host side) and its marker
+# (static, run in the guest).
+$(B)/tests/bench/insns.so: tests/bench/insns.c tests/bench/qemu_plugin_api.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o $@ $<
+
+$(B)/tests/bench/insnmark: tests/bench/insnmark.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<
+
 bench: deps
-	$(MAKE) all unit
+	$(MAKE) all unit $(B)/tests/bench/insns.so $(B)/tests/bench/insnmark
 	$(MAKE) kernel
 	$(MAKE) kmod
 	tests/vm/run --timeout 3000 -- tests/bench/record.sh
+	tests/bench/cpu_insns.sh
 	tests/vm/run --timeout 5400 -- tests/bench/replay.sh

@@ -109,7 +109,105 @@ enum deter_cfg {
 	DETER_CFG_USER_MSS,	/* TCP_MAXSEG, bytes */
 	DETER_CFG_OFFLOAD,	/* route device's offloads, DETER_OFFLOAD_* */
 	DETER_CFG_USERLOCKS,	/* buffer sizes the app set: DETER_LOCK_*BUF */
+	DETER_CFG_SYSCTL,	/* a sysctl: enum deter_sysctl << 32 | value */
+	DETER_CFG_TOS,		/* IP_TOS without the ECN bits (inet->tos) */
+	DETER_CFG_TTL,		/* IP_TTL, 0: the route's default */
+	DETER_CFG_KEEPALIVE,	/* SO_KEEPALIVE, TCP_KEEP*: DETER_KA_* packed */
+	DETER_CFG_USER_TIMEOUT,	/* TCP_USER_TIMEOUT, ms */
+	DETER_CFG_NOTSENT_LOWAT, /* TCP_NOTSENT_LOWAT, bytes; 0: the sysctl's */
+	DETER_CFG_RCVLOWAT,	/* SO_RCVLOWAT, bytes (1 by default) */
+	DETER_CFG_LINGER,	/* SO_LINGER: on | seconds << 1 */
 	DETER_CFG_MAX,
+};
+
+/*
+ * DETER_CFG_KEEPALIVE: SOCK_KEEPOPEN, TCP_KEEPCNT, TCP_KEEPINTVL and
+ * TCP_KEEPIDLE (seconds) in one value; 0 in a field: the sysctl's.
+ */
+#define DETER_KA_ON		0x1
+#define DETER_KA_CNT(a)		((unsigned int)((a) >> 1) & 0xff)
+#define DETER_KA_INTVL(a)	((unsigned int)((a) >> 16) & 0xffff)
+#define DETER_KA_IDLE(a)	((unsigned int)((a) >> 32) & 0xffff)
+#define DETER_KA_PACK(on, cnt, intvl, idle)				\
+	((__u64)!!(on) | (__u64)((cnt) & 0xff) << 1 |			\
+	 (__u64)((intvl) & 0xffff) << 16 | (__u64)((idle) & 0xffff) << 32)
+
+/*
+ * The TCP sysctls of a connection's network namespace that its execution
+ * reads (6.12), logged once at its start (CONFIG SYSCTL, a = id << 32 |
+ * value in the sysctl's own units) when they differ from what a new
+ * namespace starts with (tcp_sk_init()); the replay sets them in its
+ * testbed's namespaces. tcp_rmem and tcp_wmem, which a new namespace
+ * copies from the host's initial one, are always logged, one event per
+ * element. Where each lives and its default: kmod/deter_rec.c; names:
+ * recorder/rec_log.c.
+ */
+enum deter_sysctl {
+	DETER_SYSCTL_TCP_ECN,
+	DETER_SYSCTL_TCP_ECN_FALLBACK,
+	DETER_SYSCTL_TCP_SACK,
+	DETER_SYSCTL_TCP_WINDOW_SCALING,
+	DETER_SYSCTL_TCP_TIMESTAMPS,
+	DETER_SYSCTL_TCP_DSACK,
+	DETER_SYSCTL_TCP_EARLY_RETRANS,
+	DETER_SYSCTL_TCP_RECOVERY,
+	DETER_SYSCTL_TCP_REORDERING,
+	DETER_SYSCTL_TCP_MAX_REORDERING,
+	DETER_SYSCTL_TCP_FRTO,
+	DETER_SYSCTL_TCP_RETRIES1,
+	DETER_SYSCTL_TCP_RETRIES2,
+	DETER_SYSCTL_TCP_ORPHAN_RETRIES,
+	DETER_SYSCTL_TCP_SYN_RETRIES,
+	DETER_SYSCTL_TCP_SYNACK_RETRIES,
+	DETER_SYSCTL_TCP_SYN_LINEAR_TIMEOUTS,
+	DETER_SYSCTL_TCP_THIN_LINEAR_TIMEOUTS,
+	DETER_SYSCTL_TCP_SLOW_START_AFTER_IDLE,
+	DETER_SYSCTL_TCP_RETRANS_COLLAPSE,
+	DETER_SYSCTL_TCP_APP_WIN,
+	DETER_SYSCTL_TCP_ADV_WIN_SCALE,
+	DETER_SYSCTL_TCP_MODERATE_RCVBUF,
+	DETER_SYSCTL_TCP_TSO_WIN_DIVISOR,
+	DETER_SYSCTL_TCP_TSO_RTT_LOG,
+	DETER_SYSCTL_TCP_MIN_TSO_SEGS,
+	DETER_SYSCTL_TCP_AUTOCORKING,
+	DETER_SYSCTL_TCP_LIMIT_OUTPUT_BYTES,
+	DETER_SYSCTL_TCP_NOTSENT_LOWAT,
+	DETER_SYSCTL_TCP_MIN_RTT_WLEN,
+	DETER_SYSCTL_TCP_PACING_SS_RATIO,
+	DETER_SYSCTL_TCP_PACING_CA_RATIO,
+	DETER_SYSCTL_TCP_COMP_SACK_DELAY_NS,
+	DETER_SYSCTL_TCP_COMP_SACK_SLACK_NS,
+	DETER_SYSCTL_TCP_COMP_SACK_NR,
+	DETER_SYSCTL_TCP_BACKLOG_ACK_DEFER,
+	DETER_SYSCTL_TCP_PINGPONG_THRESH,
+	DETER_SYSCTL_TCP_RTO_MIN_US,
+	DETER_SYSCTL_TCP_MTU_PROBING,
+	DETER_SYSCTL_TCP_BASE_MSS,
+	DETER_SYSCTL_TCP_MIN_SND_MSS,
+	DETER_SYSCTL_TCP_PROBE_THRESHOLD,
+	DETER_SYSCTL_TCP_PROBE_INTERVAL,
+	DETER_SYSCTL_TCP_MTU_PROBE_FLOOR,
+	DETER_SYSCTL_TCP_KEEPALIVE_TIME,
+	DETER_SYSCTL_TCP_KEEPALIVE_PROBES,
+	DETER_SYSCTL_TCP_KEEPALIVE_INTVL,
+	DETER_SYSCTL_TCP_FIN_TIMEOUT,
+	DETER_SYSCTL_TCP_STDURG,
+	DETER_SYSCTL_TCP_RFC1337,
+	DETER_SYSCTL_TCP_WORKAROUND_SIGNED_WINDOWS,
+	DETER_SYSCTL_TCP_SHRINK_WINDOW,
+	DETER_SYSCTL_TCP_CHALLENGE_ACK_LIMIT,
+	DETER_SYSCTL_TCP_INVALID_RATELIMIT,
+	DETER_SYSCTL_TCP_NOMETRICS_SAVE,
+	DETER_SYSCTL_TCP_NO_SSTHRESH_METRICS_SAVE,
+	DETER_SYSCTL_TCP_FASTOPEN,
+	DETER_SYSCTL_TCP_PLB_ENABLED,
+	DETER_SYSCTL_TCP_RMEM0,
+	DETER_SYSCTL_TCP_RMEM1,
+	DETER_SYSCTL_TCP_RMEM2,
+	DETER_SYSCTL_TCP_WMEM0,
+	DETER_SYSCTL_TCP_WMEM1,
+	DETER_SYSCTL_TCP_WMEM2,
+	DETER_SYSCTL_MAX,
 };
 
 /*
@@ -155,6 +253,7 @@ enum {
 	DETER_LOG_LOST_EVENTS = 0x1,	/* events missing (ring buffer overrun) */
 	DETER_LOG_NOT_CLOSED = 0x2,	/* recording stopped before the end */
 	DETER_LOG_NO_IDENTITY = 0x4,	/* never established */
+	DETER_LOG_MISSING_VALUES = 0x8,	/* a MISSING value: see enum deter_abi_missing */
 };
 
 struct deter_log_header {
@@ -253,6 +352,9 @@ enum {
  *                 which case the ACK arrives later, as a late RX (a); its
  *                 segments, when GRO merged several (b). Not emitted when
  *                 a SYN created it (TCP Fast Open)
+ *   MISSING       values this end depends on were not recorded (a: enum
+ *                 deter_abi_missing); the log is incomplete
+ *                 (DETER_LOG_MISSING_VALUES) and replay refuses it
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
@@ -266,7 +368,13 @@ enum deter_abi_value {
 	DETER_V_HOST_QUEUED,
 	DETER_V_PAGE_FRAG,
 	DETER_V_CHILD_IPID,
+	DETER_V_MISSING,
 	DETER_V_MAX,
+};
+
+/* What a MISSING value says was not recorded. */
+enum deter_abi_missing {
+	DETER_MISSING_HANDSHAKE = 1,	/* a passive end's SYN IP ID and SYN-ACK clocks */
 };
 
 /* The VALUE events that carry a second number, b. */

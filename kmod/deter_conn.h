@@ -19,6 +19,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "../include/deter_abi.h"
 #include "deter_sample.h"
 
 struct deter_rpl;
@@ -64,7 +65,7 @@ struct deter_sock {
 	bool pf_seen;			/* a refill was logged */
 
 	/* configuration last recorded, under the socket lock */
-	u32 cfg[6];			/* indexed by enum deter_cfg */
+	u64 cfg[DETER_CFG_MAX];		/* by enum deter_cfg (SYSCTL: unused) */
 
 	/* kernel values last recorded */
 	bool jif_primed;		/* jif_last is set */

@@ -224,36 +224,48 @@ static void deter_rec_jiffies(struct deter_sock *ds)
 
 /*
  * What a passive handshake leaves before its child socket exists, the
- * SYN's IP ID and the SYN-ACK clocks, waits here by ports. A slot taken
- * by another handshake is overwritten; the child of the lost one then
- * lacks those values, and its replay says so.
+ * SYN's IP ID and the SYN-ACK clocks, waits here, keyed by namespace and
+ * 4-tuple. A full table gives the oldest slot to the new handshake; the
+ * child of the evicted one then logs DETER_V_MISSING (its log is
+ * incomplete, and replay refuses it) instead of replaying without them.
  */
-#define DETER_REC_SYNACK_SLOTS	64
-#define DETER_REC_SYNACK_MAX	4	/* SYN-ACKs per handshake */
+static struct deter_rec_hs deter_rec_hs[DETER_REC_HS_SLOTS];
+static DEFINE_SPINLOCK(deter_rec_hs_lock);
 
-static struct {
-	u16 sport, dport;
-	u8 n;
-	bool have_syn;
-	u16 syn_ipid;
-	u64 ns[DETER_REC_SYNACK_MAX];
-} deter_rec_synack[DETER_REC_SYNACK_SLOTS];
-static DEFINE_SPINLOCK(deter_rec_synack_lock);
-
-/* The slot of a handshake, claimed for it. Under deter_rec_synack_lock. */
-static unsigned int deter_rec_synack_slot(u16 sport, u16 dport)
+/*
+ * The slot of a handshake in @tab, or with @claim a new one for it (free,
+ * else the oldest claimed), stamped @now; NULL when it has none. Under
+ * deter_rec_hs_lock.
+ */
+VISIBLE_IF_KUNIT struct deter_rec_hs *
+deter_rec_hs_slot(struct deter_rec_hs *tab, u32 netns, __be32 laddr, u16 lport,
+		  __be32 raddr, u16 rport, bool claim, unsigned long now)
 {
-	unsigned int i = (sport * 31U + dport) % DETER_REC_SYNACK_SLOTS;
+	struct deter_rec_hs *h, *pick, *free = NULL, *oldest = NULL;
 
-	if (deter_rec_synack[i].sport != sport ||
-	    deter_rec_synack[i].dport != dport) {
-		deter_rec_synack[i].sport = sport;
-		deter_rec_synack[i].dport = dport;
-		deter_rec_synack[i].n = 0;
-		deter_rec_synack[i].have_syn = false;
+	for (h = tab; h < tab + DETER_REC_HS_SLOTS; h++) {
+		if (h->lport == lport && h->rport == rport &&
+		    h->laddr == laddr && h->raddr == raddr &&
+		    h->netns == netns)
+			return h;
+		if (!h->lport && !h->rport)
+			free = free ?: h;
+		else if (!oldest || time_before(h->stamp, oldest->stamp))
+			oldest = h;
 	}
-	return i;
+	pick = claim ? free ?: oldest : NULL;
+	if (pick) {
+		memset(pick, 0, sizeof(*pick));
+		pick->netns = netns;
+		pick->laddr = laddr;
+		pick->raddr = raddr;
+		pick->lport = lport;
+		pick->rport = rport;
+		pick->stamp = now;
+	}
+	return pick;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rec_hs_slot);
 
 /**
  * deter_rec_page_frag_refill() - tcp_sendmsg_locked() refills its page
@@ -316,32 +328,38 @@ static void deter_rec_rare(struct deter_sock *ds, u16 what, u32 *run, u64 val)
 void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		     enum deter_value what, u64 val)
 {
+	struct deter_rec_hs *h;
 	struct deter_sock *ds;
-	unsigned int i;
 	u32 seq;
 
 	if (!READ_ONCE(deter_rec_armed))
 		return;
 	/* A request socket has only the common fields: no sk_protocol. */
 	if (what == DETER_VAL_SYNACK_CLOCK) {
-		spin_lock_bh(&deter_rec_synack_lock);
-		i = deter_rec_synack_slot(sk->sk_num, ntohs(sk->sk_dport));
-		if (deter_rec_synack[i].n < DETER_REC_SYNACK_MAX)
-			deter_rec_synack[i].ns[deter_rec_synack[i].n++] = val;
-		spin_unlock_bh(&deter_rec_synack_lock);
+		spin_lock_bh(&deter_rec_hs_lock);
+		h = deter_rec_hs_slot(deter_rec_hs, sock_net(sk)->ns.inum,
+				      sk->sk_rcv_saddr, sk->sk_num,
+				      sk->sk_daddr, ntohs(sk->sk_dport), false,
+				      jiffies);
+		if (h && h->n < DETER_REC_SYNACK_MAX)
+			h->ns[h->n++] = val;
+		spin_unlock_bh(&deter_rec_hs_lock);
 		return;
 	}
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return;
 	if (what == DETER_VAL_ISN && skb && skb->protocol == htons(ETH_P_IP)) {
 		/* A new handshake: its SYN. */
-		spin_lock_bh(&deter_rec_synack_lock);
-		i = deter_rec_synack_slot(ntohs(tcp_hdr(skb)->dest),
-					  ntohs(tcp_hdr(skb)->source));
-		deter_rec_synack[i].n = 0;
-		deter_rec_synack[i].have_syn = true;
-		deter_rec_synack[i].syn_ipid = ntohs(ip_hdr(skb)->id);
-		spin_unlock_bh(&deter_rec_synack_lock);
+		spin_lock_bh(&deter_rec_hs_lock);
+		h = deter_rec_hs_slot(deter_rec_hs, sock_net(sk)->ns.inum,
+				      ip_hdr(skb)->daddr,
+				      ntohs(tcp_hdr(skb)->dest),
+				      ip_hdr(skb)->saddr,
+				      ntohs(tcp_hdr(skb)->source), true, jiffies);
+		h->n = 0;
+		h->have_syn = true;
+		h->syn_ipid = ntohs(ip_hdr(skb)->id);
+		spin_unlock_bh(&deter_rec_hs_lock);
 		return;
 	}
 	ds = deter_rec_get(sk);
@@ -388,26 +406,31 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 static void deter_rec_synack_emit(struct deter_sock *ds,
 				  const struct sock *newsk)
 {
-	u64 ns[DETER_REC_SYNACK_MAX];
-	unsigned int i, n = 0;
-	bool have_syn;
-	u16 syn_ipid;
+	struct deter_rec_hs *h, hs = {};
+	unsigned int i;
 
-	spin_lock_bh(&deter_rec_synack_lock);
-	i = deter_rec_synack_slot(newsk->sk_num, ntohs(newsk->sk_dport));
-	n = deter_rec_synack[i].n;
-	memcpy(ns, deter_rec_synack[i].ns, sizeof(ns));
-	have_syn = deter_rec_synack[i].have_syn;
-	syn_ipid = deter_rec_synack[i].syn_ipid;
-	deter_rec_synack[i].sport = 0;
-	deter_rec_synack[i].dport = 0;
-	spin_unlock_bh(&deter_rec_synack_lock);
-	if (have_syn)
-		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYN_IPID, syn_ipid,
-			       0, 0);
-	for (i = 0; i < n; i++)
-		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYNACK_CLOCK, ns[i],
-			       0, 0);
+	spin_lock_bh(&deter_rec_hs_lock);
+	h = deter_rec_hs_slot(deter_rec_hs, sock_net(newsk)->ns.inum,
+			      newsk->sk_rcv_saddr, newsk->sk_num,
+			      newsk->sk_daddr, ntohs(newsk->sk_dport), false,
+			      jiffies);
+	if (h) {
+		hs = *h;
+		h->lport = 0;
+		h->rport = 0;
+	}
+	spin_unlock_bh(&deter_rec_hs_lock);
+	if (!hs.have_syn) {
+		/* Evicted, or recording began mid-handshake. */
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
+			       DETER_MISSING_HANDSHAKE, 0, 0);
+	} else {
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYN_IPID,
+			       hs.syn_ipid, 0, 0);
+	}
+	for (i = 0; i < hs.n; i++)
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYNACK_CLOCK,
+			       hs.ns[i], 0, 0);
 	/* Its first arrival, which the child's log has no RX event for. */
 	if (ds->rx_primed && !ds->child_syn)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CHILD_IPID,
@@ -439,6 +462,146 @@ static void deter_rec_select(struct deter_sock *ds, const struct sock *sk)
 	deter_rec_jiffies(ds);
 }
 
+/*
+ * Where each sysctl (enum deter_sysctl) lives in struct netns_ipv4, and
+ * the value tcp_sk_init() gives a new namespace, in the kernel's units.
+ */
+#define DETER_SYSCTL_ALWAYS	S64_MIN	/* logged whatever its value */
+
+struct deter_rec_sysctl {
+	u16 off;
+	u8 size;
+	u8 unit;	/* shown as stored, or DETER_REC_SC_SEC/MS from jiffies */
+	bool sgn;
+	s64 def;
+};
+
+#define DETER_REC_SC_SEC	1
+#define DETER_REC_SC_MS		2
+
+#define DETER_REC_SC(f, d, u, s) {					\
+	.off = offsetof(struct netns_ipv4, sysctl_##f),			\
+	.size = sizeof_field(struct netns_ipv4, sysctl_##f),		\
+	.def = (d), .unit = (u), .sgn = (s) }
+
+static const struct deter_rec_sysctl deter_rec_sysctl[DETER_SYSCTL_MAX] = {
+	[DETER_SYSCTL_TCP_ECN] = DETER_REC_SC(tcp_ecn, 2, 0, false),
+	[DETER_SYSCTL_TCP_ECN_FALLBACK] = DETER_REC_SC(tcp_ecn_fallback, 1, 0, false),
+	[DETER_SYSCTL_TCP_SACK] = DETER_REC_SC(tcp_sack, 1, 0, false),
+	[DETER_SYSCTL_TCP_WINDOW_SCALING] = DETER_REC_SC(tcp_window_scaling, 1, 0, false),
+	[DETER_SYSCTL_TCP_TIMESTAMPS] = DETER_REC_SC(tcp_timestamps, 1, 0, false),
+	[DETER_SYSCTL_TCP_DSACK] = DETER_REC_SC(tcp_dsack, 1, 0, false),
+	[DETER_SYSCTL_TCP_EARLY_RETRANS] = DETER_REC_SC(tcp_early_retrans, 3, 0, false),
+	[DETER_SYSCTL_TCP_RECOVERY] = DETER_REC_SC(tcp_recovery, 1, 0, false),
+	[DETER_SYSCTL_TCP_REORDERING] = DETER_REC_SC(tcp_reordering, 3, 0, false),
+	[DETER_SYSCTL_TCP_MAX_REORDERING] = DETER_REC_SC(tcp_max_reordering, 300, 0, false),
+	[DETER_SYSCTL_TCP_FRTO] = DETER_REC_SC(tcp_frto, 2, 0, false),
+	[DETER_SYSCTL_TCP_RETRIES1] = DETER_REC_SC(tcp_retries1, 3, 0, false),
+	[DETER_SYSCTL_TCP_RETRIES2] = DETER_REC_SC(tcp_retries2, 15, 0, false),
+	[DETER_SYSCTL_TCP_ORPHAN_RETRIES] = DETER_REC_SC(tcp_orphan_retries, 0, 0, false),
+	[DETER_SYSCTL_TCP_SYN_RETRIES] = DETER_REC_SC(tcp_syn_retries, 6, 0, false),
+	[DETER_SYSCTL_TCP_SYNACK_RETRIES] = DETER_REC_SC(tcp_synack_retries, 5, 0, false),
+	[DETER_SYSCTL_TCP_SYN_LINEAR_TIMEOUTS] = DETER_REC_SC(tcp_syn_linear_timeouts, 4, 0, false),
+	[DETER_SYSCTL_TCP_THIN_LINEAR_TIMEOUTS] =
+		DETER_REC_SC(tcp_thin_linear_timeouts, 0, 0, false),
+	[DETER_SYSCTL_TCP_SLOW_START_AFTER_IDLE] =
+		DETER_REC_SC(tcp_slow_start_after_idle, 1, 0, false),
+	[DETER_SYSCTL_TCP_RETRANS_COLLAPSE] = DETER_REC_SC(tcp_retrans_collapse, 1, 0, false),
+	[DETER_SYSCTL_TCP_APP_WIN] = DETER_REC_SC(tcp_app_win, 31, 0, false),
+	[DETER_SYSCTL_TCP_ADV_WIN_SCALE] = DETER_REC_SC(tcp_adv_win_scale, 1, 0, true),
+	[DETER_SYSCTL_TCP_MODERATE_RCVBUF] = DETER_REC_SC(tcp_moderate_rcvbuf, 1, 0, false),
+	[DETER_SYSCTL_TCP_TSO_WIN_DIVISOR] = DETER_REC_SC(tcp_tso_win_divisor, 3, 0, false),
+	[DETER_SYSCTL_TCP_TSO_RTT_LOG] = DETER_REC_SC(tcp_tso_rtt_log, 9, 0, false),
+	[DETER_SYSCTL_TCP_MIN_TSO_SEGS] = DETER_REC_SC(tcp_min_tso_segs, 2, 0, false),
+	[DETER_SYSCTL_TCP_AUTOCORKING] = DETER_REC_SC(tcp_autocorking, 1, 0, false),
+	[DETER_SYSCTL_TCP_LIMIT_OUTPUT_BYTES] =
+		DETER_REC_SC(tcp_limit_output_bytes, 16 * 65536, 0, false),
+	[DETER_SYSCTL_TCP_NOTSENT_LOWAT] = DETER_REC_SC(tcp_notsent_lowat, U32_MAX, 0, false),
+	[DETER_SYSCTL_TCP_MIN_RTT_WLEN] = DETER_REC_SC(tcp_min_rtt_wlen, 300, 0, false),
+	[DETER_SYSCTL_TCP_PACING_SS_RATIO] = DETER_REC_SC(tcp_pacing_ss_ratio, 200, 0, false),
+	[DETER_SYSCTL_TCP_PACING_CA_RATIO] = DETER_REC_SC(tcp_pacing_ca_ratio, 120, 0, false),
+	[DETER_SYSCTL_TCP_COMP_SACK_DELAY_NS] =
+		DETER_REC_SC(tcp_comp_sack_delay_ns, 1000000, 0, false),
+	[DETER_SYSCTL_TCP_COMP_SACK_SLACK_NS] =
+		DETER_REC_SC(tcp_comp_sack_slack_ns, 100000, 0, false),
+	[DETER_SYSCTL_TCP_COMP_SACK_NR] = DETER_REC_SC(tcp_comp_sack_nr, 44, 0, false),
+	[DETER_SYSCTL_TCP_BACKLOG_ACK_DEFER] = DETER_REC_SC(tcp_backlog_ack_defer, 1, 0, false),
+	[DETER_SYSCTL_TCP_PINGPONG_THRESH] = DETER_REC_SC(tcp_pingpong_thresh, 1, 0, false),
+	[DETER_SYSCTL_TCP_RTO_MIN_US] = DETER_REC_SC(tcp_rto_min_us, 200000, 0, false),
+	[DETER_SYSCTL_TCP_MTU_PROBING] = DETER_REC_SC(tcp_mtu_probing, 0, 0, false),
+	[DETER_SYSCTL_TCP_BASE_MSS] = DETER_REC_SC(tcp_base_mss, 1024, 0, false),
+	[DETER_SYSCTL_TCP_MIN_SND_MSS] = DETER_REC_SC(tcp_min_snd_mss, 48, 0, false),
+	[DETER_SYSCTL_TCP_PROBE_THRESHOLD] = DETER_REC_SC(tcp_probe_threshold, 8, 0, false),
+	[DETER_SYSCTL_TCP_PROBE_INTERVAL] = DETER_REC_SC(tcp_probe_interval, 600, 0, false),
+	[DETER_SYSCTL_TCP_MTU_PROBE_FLOOR] = DETER_REC_SC(tcp_mtu_probe_floor, 48, 0, false),
+	[DETER_SYSCTL_TCP_KEEPALIVE_TIME] =
+		DETER_REC_SC(tcp_keepalive_time, TCP_KEEPALIVE_TIME, DETER_REC_SC_SEC, false),
+	[DETER_SYSCTL_TCP_KEEPALIVE_PROBES] = DETER_REC_SC(tcp_keepalive_probes, 9, 0, false),
+	[DETER_SYSCTL_TCP_KEEPALIVE_INTVL] =
+		DETER_REC_SC(tcp_keepalive_intvl, TCP_KEEPALIVE_INTVL, DETER_REC_SC_SEC, false),
+	[DETER_SYSCTL_TCP_FIN_TIMEOUT] =
+		DETER_REC_SC(tcp_fin_timeout, TCP_FIN_TIMEOUT, DETER_REC_SC_SEC, false),
+	[DETER_SYSCTL_TCP_STDURG] = DETER_REC_SC(tcp_stdurg, 0, 0, false),
+	[DETER_SYSCTL_TCP_RFC1337] = DETER_REC_SC(tcp_rfc1337, 0, 0, false),
+	[DETER_SYSCTL_TCP_WORKAROUND_SIGNED_WINDOWS] =
+		DETER_REC_SC(tcp_workaround_signed_windows, 0, 0, false),
+	[DETER_SYSCTL_TCP_SHRINK_WINDOW] = DETER_REC_SC(tcp_shrink_window, 0, 0, false),
+	[DETER_SYSCTL_TCP_CHALLENGE_ACK_LIMIT] =
+		DETER_REC_SC(tcp_challenge_ack_limit, INT_MAX, 0, false),
+	[DETER_SYSCTL_TCP_INVALID_RATELIMIT] =
+		DETER_REC_SC(tcp_invalid_ratelimit, HZ / 2, DETER_REC_SC_MS, false),
+	[DETER_SYSCTL_TCP_NOMETRICS_SAVE] = DETER_REC_SC(tcp_nometrics_save, 0, 0, false),
+	[DETER_SYSCTL_TCP_NO_SSTHRESH_METRICS_SAVE] =
+		DETER_REC_SC(tcp_no_ssthresh_metrics_save, 1, 0, false),
+	[DETER_SYSCTL_TCP_FASTOPEN] = DETER_REC_SC(tcp_fastopen, 1, 0, false),
+	[DETER_SYSCTL_TCP_PLB_ENABLED] = DETER_REC_SC(tcp_plb_enabled, 0, 0, false),
+	[DETER_SYSCTL_TCP_RMEM0] = DETER_REC_SC(tcp_rmem[0], DETER_SYSCTL_ALWAYS, 0, false),
+	[DETER_SYSCTL_TCP_RMEM1] = DETER_REC_SC(tcp_rmem[1], DETER_SYSCTL_ALWAYS, 0, false),
+	[DETER_SYSCTL_TCP_RMEM2] = DETER_REC_SC(tcp_rmem[2], DETER_SYSCTL_ALWAYS, 0, false),
+	[DETER_SYSCTL_TCP_WMEM0] = DETER_REC_SC(tcp_wmem[0], DETER_SYSCTL_ALWAYS, 0, false),
+	[DETER_SYSCTL_TCP_WMEM1] = DETER_REC_SC(tcp_wmem[1], DETER_SYSCTL_ALWAYS, 0, false),
+	[DETER_SYSCTL_TCP_WMEM2] = DETER_REC_SC(tcp_wmem[2], DETER_SYSCTL_ALWAYS, 0, false),
+};
+
+#undef DETER_REC_SC
+
+/*
+ * The namespace's TCP sysctls that differ from a new namespace's (and
+ * tcp_rmem, tcp_wmem), as CONFIG SYSCTL events, in the units the sysctl
+ * shows. A snapshot at the connection's start.
+ */
+static void deter_rec_sysctls(struct deter_sock *ds, const struct sock *sk)
+{
+	const void *base = &sock_net(sk)->ipv4;
+	const struct deter_rec_sysctl *c;
+	u32 id;
+	s64 v;
+
+	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
+		c = &deter_rec_sysctl[id];
+		switch (c->size) {
+		case 1:
+			v = READ_ONCE(*(const u8 *)(base + c->off));
+			break;
+		case 4:
+			v = c->sgn ? (s64)READ_ONCE(*(const s32 *)(base + c->off)) :
+				     (s64)READ_ONCE(*(const u32 *)(base + c->off));
+			break;
+		default:
+			v = READ_ONCE(*(const unsigned long *)(base + c->off));
+			break;
+		}
+		if (c->def != DETER_SYSCTL_ALWAYS && v == c->def)
+			continue;
+		if (c->unit == DETER_REC_SC_SEC)
+			v = div_s64(v, HZ);
+		else if (c->unit == DETER_REC_SC_MS)
+			v = jiffies_to_msecs(v);
+		deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
+			       (u64)id << 32 | (u32)v, 0, 0);
+	}
+}
+
 static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 			   bool active)
 {
@@ -467,6 +630,7 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 			 tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale,
 			 tp->tsoffset, ktime_get_real_ns(), ktime_get_ns(),
 			 inet_csk(sk)->icsk_ca_ops->name);
+	deter_rec_sysctls(ds, sk);
 }
 
 /* The offloads of the device @sk's route leaves by, DETER_OFFLOAD_*. */
@@ -488,11 +652,37 @@ static u32 deter_rec_offload(const struct sock *sk)
 	       (f & NETIF_F_GRO ? DETER_OFFLOAD_GRO : 0);
 }
 
-/* Record socket configuration that changed since the last socket call. */
-static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
+/* SO_KEEPALIVE and TCP_KEEP*, DETER_KA_PACK()ed; seconds. */
+static u64 deter_rec_keepalive(const struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 now[DETER_CFG_MAX] = {
+
+	return DETER_KA_PACK(sock_flag(sk, SOCK_KEEPOPEN),
+			     READ_ONCE(tp->keepalive_probes),
+			     READ_ONCE(tp->keepalive_intvl) / HZ,
+			     READ_ONCE(tp->keepalive_time) / HZ);
+}
+
+/* SO_LINGER: on | seconds << 1. */
+static u64 deter_rec_linger(const struct sock *sk)
+{
+	u64 secs = READ_ONCE(sk->sk_lingertime) / HZ;
+
+	return sock_flag(sk, SOCK_LINGER) | min_t(u64, secs, U32_MAX) << 1;
+}
+
+/*
+ * Record socket configuration that changed since the last socket call:
+ * what setsockopt() sets and TCP reads, not what TCP tunes itself
+ * (inet->tos's ECN bits, the buffers' autotuning is replayed anyway).
+ */
+static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
+{
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+	const struct inet_sock *inet = inet_sk(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	int ttl = READ_ONCE(inet->uc_ttl);
+	u64 now[DETER_CFG_MAX] = {
 		[DETER_CFG_SNDBUF] = READ_ONCE(sk->sk_sndbuf),
 		[DETER_CFG_RCVBUF] = READ_ONCE(sk->sk_rcvbuf),
 		[DETER_CFG_NODELAY] = tp->nonagle,
@@ -501,12 +691,20 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 		[DETER_CFG_USERLOCKS] =
 			(sk->sk_userlocks & SOCK_SNDBUF_LOCK ? DETER_LOCK_SNDBUF : 0) |
 			(sk->sk_userlocks & SOCK_RCVBUF_LOCK ? DETER_LOCK_RCVBUF : 0),
+		[DETER_CFG_TOS] = READ_ONCE(inet->tos) & ~INET_ECN_MASK,
+		[DETER_CFG_TTL] = ttl < 0 ? 0 : ttl,
+		[DETER_CFG_KEEPALIVE] = deter_rec_keepalive(sk),
+		[DETER_CFG_USER_TIMEOUT] = READ_ONCE(icsk->icsk_user_timeout),
+		[DETER_CFG_NOTSENT_LOWAT] = READ_ONCE(tp->notsent_lowat),
+		[DETER_CFG_RCVLOWAT] = READ_ONCE(sk->sk_rcvlowat),
+		[DETER_CFG_LINGER] = deter_rec_linger(sk),
 	};
 	unsigned int i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(ds->cfg) != DETER_CFG_MAX);
 	for (i = 0; i < DETER_CFG_MAX; i++) {
-		if (ds->cfg[i] == now[i])
+		/* The namespace's, logged at the connection's start. */
+		if (i == DETER_CFG_SYSCTL || ds->cfg[i] == now[i])
 			continue;
 		ds->cfg[i] = now[i];
 		deter_rec_emit(ds, DETER_EV_CONFIG, i, now[i], 0, 0);

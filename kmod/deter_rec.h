@@ -24,6 +24,24 @@ enum deter_rec_lost_reason {
 	DETER_REC_LOST_NOMEM = 1,	/* no memory for its state */
 };
 
+/*
+ * A passive handshake's values, kept until its child socket exists
+ * (deter_rec.c): one slot per handshake, by namespace and 4-tuple.
+ */
+#define DETER_REC_HS_SLOTS	64
+#define DETER_REC_SYNACK_MAX	4	/* SYN-ACKs per handshake */
+
+struct deter_rec_hs {
+	u32 netns;
+	__be32 laddr, raddr;
+	u16 lport, rport;	/* 0, 0: free */
+	u8 n;
+	bool have_syn;
+	u16 syn_ipid;
+	unsigned long stamp;	/* when claimed, jiffies */
+	u64 ns[DETER_REC_SYNACK_MAX];
+};
+
 int deter_rec_init(struct dentry *dir);
 void deter_rec_exit(void);
 
@@ -39,6 +57,9 @@ unsigned long deter_rec_jiffies_read(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 void deter_rec_jif_set(unsigned long now);
 void deter_rec_jif_clear(void);
+struct deter_rec_hs *deter_rec_hs_slot(struct deter_rec_hs *tab, u32 netns,
+				       __be32 laddr, u16 lport, __be32 raddr,
+				       u16 rport, bool claim, unsigned long now);
 #endif
 void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		     enum deter_value what, u64 val);

@@ -1194,6 +1194,8 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		list_for_each_entry_rcu(rpl, &deter_rpl_list, node) {
 			if (rpl->hdr.sport != sk->sk_num ||
 			    rpl->hdr.dport != ntohs(sk->sk_dport) ||
+			    rpl->hdr.saddr != ntohl(sk->sk_rcv_saddr) ||
+			    rpl->hdr.daddr != ntohl(sk->sk_daddr) ||
 			    !READ_ONCE(rpl->armed))
 				continue;
 			spin_lock_bh(&rpl->lock);

@@ -12,7 +12,8 @@
  *
  * When recording stops, what is left is written too, marked incomplete:
  * not closed, or with events lost (records < highest sequence seen).
- * Never is a log with missing events written as complete.
+ * Never is a log with missing events written as complete, nor one whose
+ * events say values it depends on were not recorded (DETER_V_MISSING).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ struct rec_conn {
 	uint32_t max_seq;		/* highest sequence seen */
 	uint32_t final_seq;		/* the summary's sequence, 0 if none */
 	int discard;			/* a handshake's losing duplicate */
+	uint32_t status;		/* DETER_LOG_* bits its events set */
 	uint64_t first_ts, last_ts;	/* trace timestamps, ns */
 };
 
@@ -163,7 +165,11 @@ int rec_table_event(struct rec_table *t, uint64_t conn, uint64_t ts,
 {
 	struct rec_conn *c = rec_table_get(t, conn, ts, ev->seq);
 
-	return c ? rec_conn_push(c, ev) : -1;
+	if (!c)
+		return -1;
+	if (ev->type == DETER_EV_VALUE && ev->sub == DETER_V_MISSING)
+		c->status |= DETER_LOG_MISSING_VALUES;
+	return rec_conn_push(c, ev);
 }
 
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
@@ -250,6 +256,7 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 	}
 	qsort(c->evs, c->nevs, sizeof(*c->evs), rec_ev_cmp);
 	rec_conn_summarise(c);
+	status |= c->status;
 	c->hdr.status = status;
 	r = rec_log_write(t->dir, &c->hdr, c->evs, c->nevs, c->states, &path, err);
 	free(path);

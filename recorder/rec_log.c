@@ -60,6 +60,76 @@ enum {
 	REC_LOG_MAX_EVENTS = 1 << 28,
 };
 
+/* enum deter_sysctl's names under net.ipv4, vector element, signedness. */
+const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX] = {
+	[DETER_SYSCTL_TCP_ECN] = { "tcp_ecn", .elem = -1 },
+	[DETER_SYSCTL_TCP_ECN_FALLBACK] = { "tcp_ecn_fallback", .elem = -1 },
+	[DETER_SYSCTL_TCP_SACK] = { "tcp_sack", .elem = -1 },
+	[DETER_SYSCTL_TCP_WINDOW_SCALING] = { "tcp_window_scaling", .elem = -1 },
+	[DETER_SYSCTL_TCP_TIMESTAMPS] = { "tcp_timestamps", .elem = -1 },
+	[DETER_SYSCTL_TCP_DSACK] = { "tcp_dsack", .elem = -1 },
+	[DETER_SYSCTL_TCP_EARLY_RETRANS] = { "tcp_early_retrans", .elem = -1 },
+	[DETER_SYSCTL_TCP_RECOVERY] = { "tcp_recovery", .elem = -1 },
+	[DETER_SYSCTL_TCP_REORDERING] = { "tcp_reordering", .elem = -1 },
+	[DETER_SYSCTL_TCP_MAX_REORDERING] = { "tcp_max_reordering", .elem = -1 },
+	[DETER_SYSCTL_TCP_FRTO] = { "tcp_frto", .elem = -1 },
+	[DETER_SYSCTL_TCP_RETRIES1] = { "tcp_retries1", .elem = -1 },
+	[DETER_SYSCTL_TCP_RETRIES2] = { "tcp_retries2", .elem = -1 },
+	[DETER_SYSCTL_TCP_ORPHAN_RETRIES] = { "tcp_orphan_retries", .elem = -1 },
+	[DETER_SYSCTL_TCP_SYN_RETRIES] = { "tcp_syn_retries", .elem = -1 },
+	[DETER_SYSCTL_TCP_SYNACK_RETRIES] = { "tcp_synack_retries", .elem = -1 },
+	[DETER_SYSCTL_TCP_SYN_LINEAR_TIMEOUTS] = { "tcp_syn_linear_timeouts", .elem = -1 },
+	[DETER_SYSCTL_TCP_THIN_LINEAR_TIMEOUTS] = { "tcp_thin_linear_timeouts", .elem = -1 },
+	[DETER_SYSCTL_TCP_SLOW_START_AFTER_IDLE] = { "tcp_slow_start_after_idle", .elem = -1 },
+	[DETER_SYSCTL_TCP_RETRANS_COLLAPSE] = { "tcp_retrans_collapse", .elem = -1 },
+	[DETER_SYSCTL_TCP_APP_WIN] = { "tcp_app_win", .elem = -1 },
+	[DETER_SYSCTL_TCP_ADV_WIN_SCALE] = { "tcp_adv_win_scale", .elem = -1, .sgn = 1 },
+	[DETER_SYSCTL_TCP_MODERATE_RCVBUF] = { "tcp_moderate_rcvbuf", .elem = -1 },
+	[DETER_SYSCTL_TCP_TSO_WIN_DIVISOR] = { "tcp_tso_win_divisor", .elem = -1 },
+	[DETER_SYSCTL_TCP_TSO_RTT_LOG] = { "tcp_tso_rtt_log", .elem = -1 },
+	[DETER_SYSCTL_TCP_MIN_TSO_SEGS] = { "tcp_min_tso_segs", .elem = -1 },
+	[DETER_SYSCTL_TCP_AUTOCORKING] = { "tcp_autocorking", .elem = -1 },
+	[DETER_SYSCTL_TCP_LIMIT_OUTPUT_BYTES] = { "tcp_limit_output_bytes", .elem = -1 },
+	[DETER_SYSCTL_TCP_NOTSENT_LOWAT] = { "tcp_notsent_lowat", .elem = -1 },
+	[DETER_SYSCTL_TCP_MIN_RTT_WLEN] = { "tcp_min_rtt_wlen", .elem = -1 },
+	[DETER_SYSCTL_TCP_PACING_SS_RATIO] = { "tcp_pacing_ss_ratio", .elem = -1 },
+	[DETER_SYSCTL_TCP_PACING_CA_RATIO] = { "tcp_pacing_ca_ratio", .elem = -1 },
+	[DETER_SYSCTL_TCP_COMP_SACK_DELAY_NS] = { "tcp_comp_sack_delay_ns", .elem = -1 },
+	[DETER_SYSCTL_TCP_COMP_SACK_SLACK_NS] = { "tcp_comp_sack_slack_ns", .elem = -1 },
+	[DETER_SYSCTL_TCP_COMP_SACK_NR] = { "tcp_comp_sack_nr", .elem = -1 },
+	[DETER_SYSCTL_TCP_BACKLOG_ACK_DEFER] = { "tcp_backlog_ack_defer", .elem = -1 },
+	[DETER_SYSCTL_TCP_PINGPONG_THRESH] = { "tcp_pingpong_thresh", .elem = -1 },
+	[DETER_SYSCTL_TCP_RTO_MIN_US] = { "tcp_rto_min_us", .elem = -1 },
+	[DETER_SYSCTL_TCP_MTU_PROBING] = { "tcp_mtu_probing", .elem = -1 },
+	[DETER_SYSCTL_TCP_BASE_MSS] = { "tcp_base_mss", .elem = -1 },
+	[DETER_SYSCTL_TCP_MIN_SND_MSS] = { "tcp_min_snd_mss", .elem = -1 },
+	[DETER_SYSCTL_TCP_PROBE_THRESHOLD] = { "tcp_probe_threshold", .elem = -1 },
+	[DETER_SYSCTL_TCP_PROBE_INTERVAL] = { "tcp_probe_interval", .elem = -1 },
+	[DETER_SYSCTL_TCP_MTU_PROBE_FLOOR] = { "tcp_mtu_probe_floor", .elem = -1 },
+	[DETER_SYSCTL_TCP_KEEPALIVE_TIME] = { "tcp_keepalive_time", .elem = -1 },
+	[DETER_SYSCTL_TCP_KEEPALIVE_PROBES] = { "tcp_keepalive_probes", .elem = -1 },
+	[DETER_SYSCTL_TCP_KEEPALIVE_INTVL] = { "tcp_keepalive_intvl", .elem = -1 },
+	[DETER_SYSCTL_TCP_FIN_TIMEOUT] = { "tcp_fin_timeout", .elem = -1 },
+	[DETER_SYSCTL_TCP_STDURG] = { "tcp_stdurg", .elem = -1 },
+	[DETER_SYSCTL_TCP_RFC1337] = { "tcp_rfc1337", .elem = -1 },
+	[DETER_SYSCTL_TCP_WORKAROUND_SIGNED_WINDOWS] = {
+		"tcp_workaround_signed_windows", .elem = -1 },
+	[DETER_SYSCTL_TCP_SHRINK_WINDOW] = { "tcp_shrink_window", .elem = -1 },
+	[DETER_SYSCTL_TCP_CHALLENGE_ACK_LIMIT] = { "tcp_challenge_ack_limit", .elem = -1 },
+	[DETER_SYSCTL_TCP_INVALID_RATELIMIT] = { "tcp_invalid_ratelimit", .elem = -1 },
+	[DETER_SYSCTL_TCP_NOMETRICS_SAVE] = { "tcp_no_metrics_save", .elem = -1 },
+	[DETER_SYSCTL_TCP_NO_SSTHRESH_METRICS_SAVE] = {
+		"tcp_no_ssthresh_metrics_save", .elem = -1 },
+	[DETER_SYSCTL_TCP_FASTOPEN] = { "tcp_fastopen", .elem = -1 },
+	[DETER_SYSCTL_TCP_PLB_ENABLED] = { "tcp_plb_enabled", .elem = -1 },
+	[DETER_SYSCTL_TCP_RMEM0] = { "tcp_rmem", .elem = 0 },
+	[DETER_SYSCTL_TCP_RMEM1] = { "tcp_rmem", .elem = 1 },
+	[DETER_SYSCTL_TCP_RMEM2] = { "tcp_rmem", .elem = 2 },
+	[DETER_SYSCTL_TCP_WMEM0] = { "tcp_wmem", .elem = 0 },
+	[DETER_SYSCTL_TCP_WMEM1] = { "tcp_wmem", .elem = 1 },
+	[DETER_SYSCTL_TCP_WMEM2] = { "tcp_wmem", .elem = 2 },
+};
+
 /* Set *err (if err) to a malloc'd message; return -1. */
 int rec_err(char **err, const char *fmt, ...)
 {
@@ -401,6 +471,11 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			}
 			if (rec_log_get(&rd, &e.a, "config value"))
 				goto fail;
+			if (e.sub == DETER_CFG_SYSCTL && e.a >> 32 >= DETER_SYSCTL_MAX) {
+				rec_err(err, "body+%zu: unknown sysctl %llu", at,
+					(unsigned long long)(e.a >> 32));
+				goto fail;
+			}
 			break;
 		case DETER_EV_VALUE:
 			if (e.sub >= DETER_V_MAX) {
@@ -715,6 +790,28 @@ fail:
 	free(raw);
 	rec_log_free(log);
 	return NULL;
+}
+
+/**
+ * rec_log_status_str() - a log header's status, as deter ls prints it
+ * @status: DETER_LOG_* bits
+ * @buf: where to write it
+ * @len: its size
+ *
+ * Return: @buf: "complete", or "incomplete," and the reasons.
+ */
+const char *rec_log_status_str(uint32_t status, char *buf, size_t len)
+{
+	if (!status) {
+		snprintf(buf, len, "complete");
+		return buf;
+	}
+	snprintf(buf, len, "incomplete%s%s%s%s",
+		 status & DETER_LOG_LOST_EVENTS ? ",lost-events" : "",
+		 status & DETER_LOG_NOT_CLOSED ? ",not-closed" : "",
+		 status & DETER_LOG_NO_IDENTITY ? ",no-identity" : "",
+		 status & DETER_LOG_MISSING_VALUES ? ",missing-values" : "");
+	return buf;
 }
 
 void rec_log_free(struct rec_log *log)

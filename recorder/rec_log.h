@@ -33,6 +33,20 @@ struct rec_log {
 	size_t nstates;
 };
 
+/* enum deter_sysctl as userspace sees it; a CONFIG SYSCTL is id << 32 | value. */
+struct rec_sysctl {
+	const char *name;	/* under net.ipv4 */
+	int elem;		/* element of a vector (tcp_rmem), or -1 */
+	int sgn;		/* value is signed */
+};
+
+extern const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX];
+
+static inline long long rec_sysctl_value(uint64_t a)
+{
+	return rec_sysctls[a >> 32].sgn ? (long long)(int32_t)a : (long long)(uint32_t)a;
+}
+
 int rec_err(char **err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int rec_log_encode(const struct rec_ev *evs, size_t n,
@@ -47,5 +61,6 @@ int rec_log_read_header(const char *path, struct deter_log_header *hdr,
 			char **err);
 struct rec_log *rec_log_read(const char *path, char **err);
 void rec_log_free(struct rec_log *log);
+const char *rec_log_status_str(uint32_t status, char *buf, size_t len);
 
 #endif /* _REC_LOG_H */

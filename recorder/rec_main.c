@@ -265,20 +265,8 @@ static const char *const rec_value_names[DETER_V_MAX] = {
 	[DETER_V_HOST_QUEUED] = "host_queued_after",
 	[DETER_V_PAGE_FRAG] = "page_frag_after",
 	[DETER_V_CHILD_IPID] = "child_ipid",
+	[DETER_V_MISSING] = "missing",
 };
-
-static const char *rec_status_str(uint32_t status, char *buf, size_t len)
-{
-	if (!status) {
-		snprintf(buf, len, "complete");
-		return buf;
-	}
-	snprintf(buf, len, "incomplete%s%s%s",
-		 status & DETER_LOG_LOST_EVENTS ? ",lost-events" : "",
-		 status & DETER_LOG_NOT_CLOSED ? ",not-closed" : "",
-		 status & DETER_LOG_NO_IDENTITY ? ",no-identity" : "");
-	return buf;
-}
 
 static void rec_addr(char *buf, size_t len, uint32_t addr, uint16_t port)
 {
@@ -448,7 +436,7 @@ int rec_cmd_ls(int argc, char **argv)
 		rec_addr(src, sizeof(src), h->saddr, h->sport);
 		rec_addr(dst, sizeof(dst), h->daddr, h->dport);
 		rec_time(start, sizeof(start), h->real_ns);
-		rec_status_str(h->status, st, sizeof(st));
+		rec_log_status_str(h->status, st, sizeof(st));
 		if (json) {
 			printf("{\"id\":\"%016llx\",\"local\":\"%s\",\"remote\":\"%s\",",
 			       (unsigned long long)h->conn, src, dst);
@@ -507,7 +495,8 @@ static const char *const rec_net_names[DETER_NET_MAX] = {
 
 static const char *const rec_cfg_names[DETER_CFG_MAX] = {
 	"sndbuf", "rcvbuf", "nodelay", "user_mss", "offload",
-	"userlocks",
+	"userlocks", "sysctl", "tos", "ttl", "keepalive", "user_timeout_ms",
+	"notsent_lowat", "rcvlowat", "linger",
 };
 
 static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
@@ -584,6 +573,19 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		}
 		break;
 	case DETER_EV_CONFIG:
+		if (e->sub == DETER_CFG_SYSCTL) {
+			const struct rec_sysctl *sc = &rec_sysctls[e->a >> 32];
+			char elem[16] = "";
+
+			if (sc->elem >= 0)
+				snprintf(elem, sizeof(elem), "[%d]", sc->elem);
+			if (json)
+				printf("\"event\":\"config\",\"field\":\"sysctl\",\"name\":");
+			printf(json ? "\"net.ipv4.%s%s\",\"value\":%lld}\n" :
+				      "config     sysctl net.ipv4.%s%s = %lld\n",
+			       sc->name, elem, rec_sysctl_value(e->a));
+			break;
+		}
 		if (e->sub == DETER_CFG_OFFLOAD && !json) {
 			printf("config     offload tso %s gso %s gro %s\n",
 			       e->a & DETER_OFFLOAD_TSO ? "on" : "off",
@@ -591,7 +593,21 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			       e->a & DETER_OFFLOAD_GRO ? "on" : "off");
 			break;
 		}
+		if (e->sub == DETER_CFG_KEEPALIVE && !json) {
+			printf("config     keepalive %s idle %u s intvl %u s cnt %u%s\n",
+			       e->a & DETER_KA_ON ? "on" : "off", DETER_KA_IDLE(e->a),
+			       DETER_KA_INTVL(e->a), DETER_KA_CNT(e->a),
+			       !DETER_KA_IDLE(e->a) || !DETER_KA_INTVL(e->a) ||
+			       !DETER_KA_CNT(e->a) ? " (0: the sysctl's)" : "");
+			break;
+		}
+		if (e->sub == DETER_CFG_LINGER && !json) {
+			printf("config     linger %s %llu s\n", e->a & 1 ? "on" : "off",
+			       (unsigned long long)(e->a >> 1));
+			break;
+		}
 		printf(json ? "\"event\":\"config\",\"field\":\"%s\",\"value\":%llu}\n" :
+		       e->sub == DETER_CFG_TOS ? "config     %s = 0x%llx\n" :
 			      "config     %s = %llu\n",
 		       rec_cfg_names[e->sub], (unsigned long long)e->a);
 		break;
@@ -712,7 +728,7 @@ int rec_cmd_show(int argc, char **argv)
 	rec_addr(src, sizeof(src), h->saddr, h->sport);
 	rec_addr(dst, sizeof(dst), h->daddr, h->dport);
 	rec_time(start, sizeof(start), h->real_ns);
-	rec_status_str(h->status, st, sizeof(st));
+	rec_log_status_str(h->status, st, sizeof(st));
 	if (!json) {
 		printf("connection %016llx  %s -> %s  (%s, host %s, netns %u)\n",
 		       (unsigned long long)h->conn, src, dst,

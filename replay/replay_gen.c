@@ -8,11 +8,12 @@
  * and then issues each recorded call with the recorded size and flags
  * and a synthetic payload (zeros: logs hold no payload):
  *
- *   passive:  socket  SO_REUSEADDR  TCP_CONGESTION  bind(saddr:sport)
+ *   passive:  socket  SO_REUSEADDR  TCP_CONGESTION  [options]  bind(saddr:sport)
  *             listen  -> "L" ->  accept
- *   active:   socket  TCP_CONGESTION  bind(saddr:sport)  connect(daddr:dport)
+ *   active:   socket  TCP_CONGESTION  [options]  bind(saddr:sport)
+ *             connect(daddr:dport)
  *   then, per recorded thread tid, in that thread's order:
- *             [TCP_NODELAY/TCP_CORK/TCP_MAXSEG if the log changed them]
+ *             [the options the log has changed before the call]
  *             send | recv | shutdown | close  ->  compare with CALL_DONE
  *
  * One generator thread per recorded thread, all started at once: the
@@ -25,11 +26,13 @@
  * then wait for good in deter.ko, which is why the generator runs in a
  * process its parent can kill.
  *
- * Socket options: the log has tp->nonagle (TCP_NAGLE_OFF = 1 is
- * TCP_NODELAY, TCP_NAGLE_CORK = 2 is TCP_CORK) and the user MSS at each
- * call. Setting an option takes the socket lock, which is itself an
+ * Socket options (replay_plan_build()): those the connection started
+ * with are set before connect() or listen() (an accepted socket inherits
+ * the listener's). Later ones are set before the call the log shows them
+ * changed at. Most setsockopt()s take the socket lock, which is itself an
  * event, so an option is set only when the log shows it changed, exactly
- * as often as the application must have set it.
+ * as often as the application must have set it. tp->nonagle has
+ * TCP_NAGLE_OFF = 1 for TCP_NODELAY and TCP_NAGLE_CORK = 2 for TCP_CORK.
  */
 #include "replay_gen.h"
 
@@ -61,8 +64,8 @@ struct replay_gen_ctx {
 	int fd;			/* the connection's socket */
 	uint8_t *sbuf;		/* zeros, the largest send of the plan */
 	size_t slen;		/* its length, bytes */
-	int nonagle;		/* TCP_NODELAY | TCP_CORK as last set */
-	uint32_t mss;		/* TCP_MAXSEG as last set, bytes */
+	uint64_t opt[DETER_CFG_MAX];	/* options as last set (0: never) */
+	pthread_mutex_t opt_lock;	/* serialises setting them */
 	pthread_mutex_t report_lock;	/* serialises report lines */
 };
 
@@ -102,40 +105,103 @@ static void replay_gen_addr(char *buf, size_t len, uint32_t addr, uint16_t port)
 	snprintf(buf, len, "%s:%u", ip, port);
 }
 
-static int replay_gen_setopt(struct replay_gen_ctx *ctx, int level, int opt,
+static int replay_gen_setopt(struct replay_gen_ctx *ctx, int fd, int level, int opt,
+			     const void *val, socklen_t len, const char *name, uint32_t seq)
+{
+	if (!setsockopt(fd, level, opt, val, len))
+		return 0;
+	if (seq)
+		replay_gen_report(ctx, 'E', "event %u: setsockopt %s: %s", seq, name,
+				  strerror(errno));
+	else
+		replay_gen_report(ctx, 'E', "setsockopt %s: %s", name, strerror(errno));
+	return -1;
+}
+
+static int replay_gen_setint(struct replay_gen_ctx *ctx, int fd, int level, int opt,
 			     int val, const char *name, uint32_t seq)
 {
-	if (!setsockopt(ctx->fd, level, opt, &val, sizeof(val)))
-		return 0;
-	replay_gen_report(ctx, 'E', "event %u: setsockopt %s %d: %s", seq, name, val,
-			  strerror(errno));
-	return -1;
+	return replay_gen_setopt(ctx, fd, level, opt, &val, sizeof(val), name, seq);
+}
+
+/*
+ * Set option @o on @fd, as the application must have: only what changed
+ * from ctx->opt (a keepalive change may be one of four options). @seq is
+ * the call it comes before, 0 before connect() or listen().
+ */
+static int replay_gen_opt(struct replay_gen_ctx *ctx, int fd,
+			  const struct replay_opt *o, uint32_t seq)
+{
+	uint64_t old = ctx->opt[o->cfg], v = o->val, d = old ^ v;
+	struct linger lg;
+	int r = 0;
+
+	ctx->opt[o->cfg] = v;
+	switch (o->cfg) {
+	case DETER_CFG_NODELAY:
+		if (d & REPLAY_GEN_NAGLE_OFF)
+			r = replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_NODELAY,
+					      !!(v & REPLAY_GEN_NAGLE_OFF), "TCP_NODELAY", seq);
+		if (!r && d & REPLAY_GEN_NAGLE_CORK)
+			r = replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_CORK,
+					      !!(v & REPLAY_GEN_NAGLE_CORK), "TCP_CORK", seq);
+		return r;
+	case DETER_CFG_USER_MSS:
+		return v && d ? replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_MAXSEG, v,
+						  "TCP_MAXSEG", seq) : 0;
+	case DETER_CFG_TOS:
+		return replay_gen_setint(ctx, fd, IPPROTO_IP, IP_TOS, v, "IP_TOS", seq);
+	case DETER_CFG_TTL:
+		return replay_gen_setint(ctx, fd, IPPROTO_IP, IP_TTL, v ? (int)v : -1,
+					 "IP_TTL", seq);
+	case DETER_CFG_KEEPALIVE:
+		/* 0 in a field is the sysctl's: setsockopt() cannot ask for it. */
+		if (d & DETER_KA_ON)
+			r = replay_gen_setint(ctx, fd, SOL_SOCKET, SO_KEEPALIVE,
+					      v & DETER_KA_ON, "SO_KEEPALIVE", seq);
+		if (!r && DETER_KA_IDLE(d) && DETER_KA_IDLE(v))
+			r = replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_KEEPIDLE,
+					      DETER_KA_IDLE(v), "TCP_KEEPIDLE", seq);
+		if (!r && DETER_KA_INTVL(d) && DETER_KA_INTVL(v))
+			r = replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_KEEPINTVL,
+					      DETER_KA_INTVL(v), "TCP_KEEPINTVL", seq);
+		if (!r && DETER_KA_CNT(d) && DETER_KA_CNT(v))
+			r = replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_KEEPCNT,
+					      DETER_KA_CNT(v), "TCP_KEEPCNT", seq);
+		return r;
+	case DETER_CFG_USER_TIMEOUT:
+		return replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_USER_TIMEOUT, v,
+					 "TCP_USER_TIMEOUT", seq);
+	case DETER_CFG_NOTSENT_LOWAT:
+		return replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, v,
+					 "TCP_NOTSENT_LOWAT", seq);
+	case DETER_CFG_RCVLOWAT:
+		return replay_gen_setint(ctx, fd, SOL_SOCKET, SO_RCVLOWAT, v,
+					 "SO_RCVLOWAT", seq);
+	case DETER_CFG_LINGER:
+		lg.l_onoff = v & 1;
+		lg.l_linger = v >> 1;
+		return replay_gen_setopt(ctx, fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg),
+					 "SO_LINGER", seq);
+	}
+	return 0;
 }
 
 /* Set the options the log shows changed before call @c. */
 static int replay_gen_config(struct replay_gen_ctx *ctx,
 			     const struct replay_call *c)
 {
-	int want, old;
+	const struct replay_plan *plan = ctx->cfg->plan;
+	uint32_t i;
+	int r = 0;
 
-	if (c->nonagle >= 0) {
-		want = c->nonagle & (REPLAY_GEN_NAGLE_OFF | REPLAY_GEN_NAGLE_CORK);
-		old = __atomic_exchange_n(&ctx->nonagle, want, __ATOMIC_SEQ_CST);
-		if ((want ^ old) & REPLAY_GEN_NAGLE_OFF &&
-		    replay_gen_setopt(ctx, IPPROTO_TCP, TCP_NODELAY,
-				      !!(want & REPLAY_GEN_NAGLE_OFF), "TCP_NODELAY", c->seq))
-			return -1;
-		if ((want ^ old) & REPLAY_GEN_NAGLE_CORK &&
-		    replay_gen_setopt(ctx, IPPROTO_TCP, TCP_CORK,
-				      !!(want & REPLAY_GEN_NAGLE_CORK), "TCP_CORK", c->seq))
-			return -1;
-	}
-	if (c->user_mss &&
-	    __atomic_exchange_n(&ctx->mss, c->user_mss, __ATOMIC_SEQ_CST) != c->user_mss &&
-	    replay_gen_setopt(ctx, IPPROTO_TCP, TCP_MAXSEG, c->user_mss, "TCP_MAXSEG",
-			      c->seq))
-		return -1;
-	return 0;
+	if (!c->nopts)
+		return 0;
+	pthread_mutex_lock(&ctx->opt_lock);
+	for (i = 0; i < c->nopts && !r; i++)
+		r = replay_gen_opt(ctx, ctx->fd, &plan->opts[c->opt_at + i], c->seq);
+	pthread_mutex_unlock(&ctx->opt_lock);
+	return r;
 }
 
 static void *replay_gen_thread(void *arg)
@@ -224,6 +290,7 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	char local[32], remote[32];
 	int fd, lfd = -1, one = 1;
+	size_t i;
 
 	replay_gen_addr(local, sizeof(local), cfg->saddr, cfg->sport);
 	replay_gen_addr(remote, sizeof(remote), cfg->daddr, cfg->dport);
@@ -251,6 +318,9 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 	if (replay_gen_setbuf(ctx, fd, SO_SNDBUFFORCE, cfg->plan->sndbuf, "SO_SNDBUFFORCE") ||
 	    replay_gen_setbuf(ctx, fd, SO_RCVBUFFORCE, cfg->plan->rcvbuf, "SO_RCVBUFFORCE"))
 		goto fail;
+	for (i = 0; i < cfg->plan->ninit; i++)
+		if (replay_gen_opt(ctx, fd, &cfg->plan->init[i], 0))
+			goto fail;
 	sa.sin_addr.s_addr = htonl(cfg->saddr);
 	sa.sin_port = htons(cfg->sport);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -303,6 +373,7 @@ int replay_gen_run(const struct replay_gen_cfg *cfg)
 	int ret = 1, e;
 
 	pthread_mutex_init(&ctx.report_lock, NULL);
+	pthread_mutex_init(&ctx.opt_lock, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < cfg->plan->nthreads; i++)
 		for (j = 0; j < cfg->plan->threads[i].ncalls; j++)

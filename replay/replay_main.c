@@ -55,6 +55,7 @@
 #include "replay_net.h"
 #include "replay_pcap.h"
 #include "replay_script.h"
+#include "replay_vm.h"
 
 #define REPLAY_DEFAULT_DIR "deter-logs"
 /* Stuck detection: a replay that replays nothing for this long, seconds. */
@@ -63,8 +64,13 @@
 #define REPLAY_POLL_MS 100
 /* Helpers get this long to get ready or to stop: tcpdump takes ~0.1 s. */
 #define REPLAY_HELPER_MS 10000
-/* trace-cmd writes its buffers out when stopped: give it time. */
-#define REPLAY_TRACE_STOP_MS 60000
+/*
+ * trace-cmd needs a while to start (patching the traced functions in) and
+ * longer to stop: it then copies every event format and kallsyms into the
+ * file, 10-30 s in a TCG guest. Killing it loses the trace, so wait.
+ */
+#define REPLAY_TRACE_START_MS 120000
+#define REPLAY_TRACE_STOP_MS 300000
 /* The correctors notice *stop within CORR_POLL_MS; allow for a loaded VM. */
 #define REPLAY_CORR_STOP_MS 5000
 /* Reads of deter/replay before a missing script is an error, 10 ms apart. */
@@ -207,7 +213,10 @@ void replay_usage_replay(FILE *f)
 		"  -t, --timeout S    stuck when no event is replayed for S seconds (default %d)\n"
 		"  -k, --keep         keep the last run's namespaces dtr-PID-a and dtr-PID-b\n"
 		"  -v, --verbose      print each step and the packet correctors' counters\n"
-		"      --vm           replay in the testbed VM (not supported yet)\n"
+		"      --vm           replay inside the testbed VM (QEMU, the patched kernel,\n"
+		"                     this host's files; deter's source tree's tests/vm/run),\n"
+		"                     for hosts that cannot load deter.ko; outputs land here\n"
+		"      --kernel IMAGE with --vm: boot IMAGE (default: the one 'make kernel' built)\n"
 		"\n"
 		"Prints 'replay ID: verified (N events, both ends)' and exits 0, or\n"
 		"'replay ID: diverged at END end event SEQ: ...' (or 'stuck at ...') and\n"
@@ -650,7 +659,7 @@ static int replay_trace_start(struct replay_ctx *ctx, struct replay_run *r)
 	for (i = 0; i < we.we_wordc; i++)
 		argv[6 + i] = we.we_wordv[i];
 	ret = replay_proc_start(&r->trace, "trace-cmd", argv, "Hit Ctrl^C",
-				REPLAY_HELPER_MS * 3, &err);
+				REPLAY_TRACE_START_MS, &err);
 	free(argv);
 	wordfree(&we);
 	if (ret)
@@ -817,6 +826,8 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 		if (replay_pcap_retime(path, ctx->pair.log[e], ctx->pair.log[!e], &err))
 			ret = replay_fail_err(&err);
 	}
+	if (r->trace.pid && ctx->o.verbose)
+		fprintf(stderr, "deter replay: stopping trace-cmd (it writes the trace out)\n");
 	if (r->trace.pid && replay_proc_stop(&r->trace, SIGINT, REPLAY_TRACE_STOP_MS, &err))
 		ret = replay_fail_err(&err);
 	if (replay_corr_stop_all(ctx, r))
@@ -950,9 +961,34 @@ static int replay_ctx_load(struct replay_ctx *ctx, int nargs, char **args, int d
 	return 0;
 }
 
+/* --vm: the logs were read here; the guest replays them. */
+static int replay_cmd_vm(struct replay_ctx *ctx, const char *kernel)
+{
+	/* The log named first gave the id; the guest's replay prints it too. */
+	int first = ctx->pair.log[REPLAY_END_PASSIVE]->hdr.conn ==
+		    strtoull(ctx->id, NULL, 16) ? REPLAY_END_PASSIVE : REPLAY_END_ACTIVE;
+	struct replay_vm_opts vo = {
+		.logs = { ctx->pair.path[first], ctx->pair.path[!first] },
+		.outdir = ctx->o.outdir,
+		.pcap = ctx->o.pcap,
+		.trace = ctx->o.trace,
+		.kernel = kernel,
+		.repeat = ctx->o.repeat,
+		.timeout_s = ctx->o.timeout_s,
+		.verbose = ctx->o.verbose,
+	};
+	char *err = NULL;
+	int r;
+
+	if (replay_mkdir(ctx->o.outdir))
+		return 1;
+	r = replay_vm_run(&vo, &err);
+	return r < 0 ? replay_fail_err(&err) : r;
+}
+
 int replay_cmd_replay(int argc, char **argv)
 {
-	enum { OPT_PCAP = 256, OPT_TCPDUMP, OPT_TRACE, OPT_VM };
+	enum { OPT_PCAP = 256, OPT_TCPDUMP, OPT_TRACE, OPT_VM, OPT_KERNEL };
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
@@ -964,6 +1000,7 @@ int replay_cmd_replay(int argc, char **argv)
 		{ "keep", no_argument, NULL, 'k' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "vm", no_argument, NULL, OPT_VM },
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -971,8 +1008,8 @@ int replay_cmd_replay(int argc, char **argv)
 		.o = { .dir = REPLAY_DEFAULT_DIR, .repeat = 1, .timeout_s = REPLAY_TIMEOUT_S },
 	};
 	struct sigaction sa = { .sa_handler = replay_on_signal }, old_int, old_term;
-	const char *outdir = NULL, *pcap = NULL, *bad = NULL;
-	int c, dir_set = 0, tcpdump = 0, ret = 1;
+	const char *outdir = NULL, *pcap = NULL, *bad = NULL, *kernel = NULL;
+	int c, dir_set = 0, tcpdump = 0, vm = 0, ret = 1;
 	unsigned long long i, verified = 0;
 	char *err = NULL;
 
@@ -1011,7 +1048,11 @@ int replay_cmd_replay(int argc, char **argv)
 			ctx.o.verbose = 1;
 			break;
 		case OPT_VM:
-			return replay_fail("--vm: not supported yet");
+			vm = 1;
+			break;
+		case OPT_KERNEL:
+			kernel = optarg;
+			break;
 		case 'h':
 			replay_usage_replay(stdout);
 			return 0;
@@ -1031,6 +1072,11 @@ int replay_cmd_replay(int argc, char **argv)
 		return replay_usage_err("unexpected argument '%s'", argv[optind + 2]);
 	if (pcap && tcpdump)
 		return replay_usage_err("--pcap and --tcpdump are exclusive");
+	if (kernel && !vm)
+		return replay_usage_err("--kernel needs --vm");
+	if (vm && ctx.o.keep)
+		return replay_usage_err("--keep and --vm are exclusive (%s)",
+					"the namespaces go with the VM");
 	if (replay_ctx_load(&ctx, argc - optind, argv + optind, dir_set))
 		goto out;
 	if (outdir)
@@ -1043,6 +1089,10 @@ int replay_cmd_replay(int argc, char **argv)
 		ctx.o.pcap = NULL;
 	if (!ctx.o.outdir || ((pcap || tcpdump) && !ctx.o.pcap)) {
 		replay_fail("out of memory");
+		goto out;
+	}
+	if (vm) {
+		ret = replay_cmd_vm(&ctx, kernel);
 		goto out;
 	}
 	if (!replay_has_net_admin()) {

@@ -164,6 +164,63 @@ int replay_net_run(char *const argv[], char **err)
 
 #define REPLAY_RUN(err, ...) replay_net_run((char *const[]){ __VA_ARGS__, NULL }, err)
 
+/*
+ * The namespace's TCP sysctls the log recorded (those not at a new
+ * namespace's value, and tcp_rmem, tcp_wmem), into h->sysctl. A vector's
+ * elements come one per event: joined, once all are there.
+ */
+static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_log *log)
+{
+	long long val[DETER_SYSCTL_MAX];
+	int have[DETER_SYSCTL_MAX] = { 0 };
+	const struct rec_sysctl *sc;
+	unsigned int id;
+	size_t k;
+
+	for (k = 0; k < log->nevs; k++) {
+		const struct rec_ev *e = &log->evs[k];
+
+		if (e->type != DETER_EV_CONFIG || e->sub != DETER_CFG_SYSCTL)
+			continue;
+		id = e->a >> 32;
+		val[id] = rec_sysctl_value(e->a);
+		have[id] = 1;
+	}
+	h->nsysctl = 0;
+	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
+		sc = &rec_sysctls[id];
+		if (!have[id] || sc->elem > 0)
+			continue;
+		if (sc->elem < 0)
+			snprintf(h->sysctl[h->nsysctl++], sizeof(h->sysctl[0]),
+				 "net.ipv4.%s=%lld", sc->name, val[id]);
+		else if (have[id + 1] && have[id + 2])	/* elements 0, 1, 2 */
+			snprintf(h->sysctl[h->nsysctl++], sizeof(h->sysctl[0]),
+				 "net.ipv4.%s=%lld %lld %lld", sc->name,
+				 val[id], val[id + 1], val[id + 2]);
+	}
+}
+
+/* Set the recorded sysctls in the host's namespace, one sysctl(8) run. */
+static int replay_net_sysctls(const struct replay_host *h, char **err)
+{
+	char *argv[DETER_SYSCTL_MAX + 8];
+	int n = 0, i;
+
+	if (!h->nsysctl)
+		return 0;
+	argv[n++] = "ip";
+	argv[n++] = "netns";
+	argv[n++] = "exec";
+	argv[n++] = (char *)h->ns;
+	argv[n++] = "sysctl";
+	argv[n++] = "-qw";
+	for (i = 0; i < h->nsysctl; i++)
+		argv[n++] = (char *)h->sysctl[i];
+	argv[n] = NULL;
+	return replay_net_run(argv, err);
+}
+
 static int replay_net_host(struct replay_host *h, char **err)
 {
 	char addr[INET_ADDRSTRLEN + 3], peer[INET_ADDRSTRLEN + 3], ip[INET_ADDRSTRLEN];
@@ -183,7 +240,8 @@ static int replay_net_host(struct replay_host *h, char **err)
 		 "add chain inet deter_replay ingress { type filter hook prerouting priority -300; }; "
 		 "add rule inet deter_replay ingress meta l4proto tcp queue num %u",
 		 h->queue);
-	if (REPLAY_RUN(err, "ip", "-n", h->ns, "link", "set", "lo", "up") ||
+	if (replay_net_sysctls(h, err) ||
+	    REPLAY_RUN(err, "ip", "-n", h->ns, "link", "set", "lo", "up") ||
 	    REPLAY_RUN(err, "ip", "-n", h->ns, "addr", "add", addr, "dev", h->dev) ||
 	    REPLAY_RUN(err, "ip", "-n", h->ns, "link", "set", h->dev, "up") ||
 	    REPLAY_RUN(err, "ip", "-n", h->ns, "route", "add", peer, "dev", h->dev) ||
@@ -241,6 +299,7 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 		h->peer = hdr[i]->daddr;
 		h->flags = hdr[i]->flags;
 		h->offload = replay_net_offload(log[i]);
+		replay_net_sysctl_collect(h, log[i]);
 		h->queue = REPLAY_NET_QUEUE + i;
 		if (!replay_net_addr_ok(h->addr)) {
 			replay_net_ip(ip, sizeof(ip), h->addr);

@@ -28,6 +28,9 @@ struct replay_host {
 	uint32_t offload;	/* DETER_OFFLOAD_* of the recorded device */
 	uint16_t queue;		/* NFQUEUE number of its ingress TCP */
 	int made;		/* 1: namespace exists */
+	/* Recorded sysctls (CONFIG SYSCTL), "net.ipv4.NAME=VALUE" each. */
+	char sysctl[DETER_SYSCTL_MAX][80];
+	int nsysctl;
 };
 
 struct replay_net {

@@ -79,17 +79,6 @@ static int replay_hdr_peer(const struct deter_log_header *a,
 	return replay_hdr_mirror(a, b) && a->iss == b->irs && a->irs == b->iss;
 }
 
-static const char *replay_status_str(uint32_t status, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s",
-		 status & DETER_LOG_LOST_EVENTS ? ",lost-events" : "",
-		 status & DETER_LOG_NOT_CLOSED ? ",not-closed" : "",
-		 status & DETER_LOG_NO_IDENTITY ? ",no-identity" : "");
-	if (!buf[0])
-		snprintf(buf, len, ",status 0x%x", status);
-	return buf + 1;
-}
-
 /* Negotiated options both ends must agree on. */
 #define REPLAY_NEGOTIATED (DETER_CONN_TS | DETER_CONN_SACK | DETER_CONN_ECN | \
 			   DETER_CONN_WSCALE)
@@ -126,8 +115,10 @@ int replay_pair_load(const char *path0, const char *path1,
 		if (!log[i])
 			goto fail;
 		if (log[i]->hdr.status) {
+			/* "incomplete,<reasons>" */
+			rec_log_status_str(log[i]->hdr.status, st, sizeof(st));
 			rec_err(err, "%s: incomplete log (%s): cannot replay", path[i],
-				replay_status_str(log[i]->hdr.status, st, sizeof(st)));
+				st + strlen("incomplete,"));
 			goto fail;
 		}
 	}
@@ -366,10 +357,44 @@ static struct replay_thread *replay_plan_thread(struct replay_plan *plan,
 }
 
 /**
+ * replay_cfg_is_opt() - whether the generator sets a CONFIG field itself
+ * @cfg: enum deter_cfg
+ *
+ * These are socket options the application set; the rest are the stack's
+ * (buffers the app locked are set from replay_plan.sndbuf/rcvbuf).
+ *
+ * Return: 1 if it is a socket option the generator sets, else 0.
+ */
+int replay_cfg_is_opt(unsigned int cfg)
+{
+	switch (cfg) {
+	case DETER_CFG_NODELAY:
+	case DETER_CFG_USER_MSS:
+	case DETER_CFG_TOS:
+	case DETER_CFG_TTL:
+	case DETER_CFG_KEEPALIVE:
+	case DETER_CFG_USER_TIMEOUT:
+	case DETER_CFG_NOTSENT_LOWAT:
+	case DETER_CFG_RCVLOWAT:
+	case DETER_CFG_LINGER:
+		return 1;
+	}
+	return 0;
+}
+
+/**
  * replay_plan_build() - the socket calls of one end, per recorded thread
  * @log: that end's log
  * @plan: filled (free with replay_plan_free())
  * @err: set on failure
+ *
+ * deter.ko logs the options that changed at each application lock, once
+ * they changed. Those seen at the connection's first application lock
+ * (connect's or accept's), before any call, were set before connect()
+ * or on the listener: the generator sets them there too, which takes no
+ * lock the log counts. Later ones were set by a setsockopt() whose own
+ * lock is in the log: the generator sets them before the next call, as
+ * often as they changed.
  *
  * Return: 0, or -1 with *err set (a return without a call, a bad call).
  */
@@ -378,26 +403,32 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 {
 	struct replay_pending *fifo[DETER_ABI_CALL_MAX] = { NULL };
 	size_t head[DETER_ABI_CALL_MAX] = { 0 }, tail[DETER_ABI_CALL_MAX] = { 0 };
-	size_t fcap[DETER_ABI_CALL_MAX] = { 0 }, tcap = 0;
-	int64_t nonagle = -1;
-	uint32_t user_mss = 0, cfg[DETER_CFG_MAX] = { 0 };
-	int called = 0;
+	size_t fcap[DETER_ABI_CALL_MAX] = { 0 }, tcap = 0, icap = 0, ocap = 0;
+	size_t opt_from = 0, i, ti;
+	uint64_t cfg[DETER_CFG_MAX] = { 0 };
+	int called = 0, app_locks = 0;
 	struct replay_thread *t;
 	struct replay_call *c;
-	size_t i, ti;
 	int ret = -1, k;
 
 	memset(plan, 0, sizeof(*plan));
 	for (i = 0; i < log->nevs; i++) {
 		const struct rec_ev *e = &log->evs[i];
 
-		if (e->type == DETER_EV_CONFIG) {
-			if (!called && e->sub < DETER_CFG_MAX)
+		if (e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_APP)
+			app_locks++;
+		if (e->type == DETER_EV_CONFIG && e->sub < DETER_CFG_MAX) {
+			int init = !called && app_locks <= 1;
+			struct replay_opt **to = init ? &plan->init : &plan->opts;
+			size_t *n = init ? &plan->ninit : &plan->nopts;
+
+			if (!called)
 				cfg[e->sub] = e->a;
-			if (e->sub == DETER_CFG_NODELAY)
-				nonagle = e->a;
-			else if (e->sub == DETER_CFG_USER_MSS && e->a)
-				user_mss = e->a;
+			if (!replay_cfg_is_opt(e->sub))
+				continue;
+			if (replay_push((void **)to, n, init ? &icap : &ocap, sizeof(**to)))
+				goto nomem;
+			(*to)[(*n)++] = (struct replay_opt){ e->sub, e->a };
 			continue;
 		}
 		if ((e->type != DETER_EV_CALL && e->type != DETER_EV_CALL_DONE) ||
@@ -429,10 +460,9 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		c->call = e->sub;
 		c->arg = e->a;
 		c->flags = e->b >> 32;
-		c->nonagle = nonagle;
-		c->user_mss = user_mss;
-		nonagle = -1;
-		user_mss = 0;
+		c->opt_at = opt_from;
+		c->nopts = plan->nopts - opt_from;
+		opt_from = plan->nopts;
 		if (replay_push((void **)&fifo[e->sub], &tail[e->sub], &fcap[e->sub],
 				sizeof(*fifo[e->sub])))
 			goto nomem;
@@ -467,8 +497,9 @@ void replay_plan_free(struct replay_plan *plan)
 	for (i = 0; i < plan->nthreads; i++)
 		free(plan->threads[i].calls);
 	free(plan->threads);
-	plan->threads = NULL;
-	plan->nthreads = 0;
+	free(plan->init);
+	free(plan->opts);
+	memset(plan, 0, sizeof(*plan));
 }
 
 /**

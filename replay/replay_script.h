@@ -35,8 +35,14 @@ struct replay_call {
 	uint64_t arg;		/* bytes asked; SHUTDOWN: how + 1; CLOSE: linger, jiffies */
 	uint32_t flags;		/* MSG_* flags of send/recv */
 	int64_t ret;		/* recorded return value, if done_seq */
-	int64_t nonagle;	/* tp->nonagle to set first, -1 if unchanged */
-	uint32_t user_mss;	/* TCP_MAXSEG to set first, bytes; 0 if unchanged */
+	uint32_t opt_at;	/* options to set first: plan->opts[opt_at] on */
+	uint32_t nopts;		/* how many */
+};
+
+/* A socket option's value, as the log has it (enum deter_cfg). */
+struct replay_opt {
+	uint16_t cfg;		/* enum deter_cfg, one replay_cfg_is_opt() */
+	uint64_t val;		/* as recorded (DETER_KA_PACK() ...) */
 };
 
 /* The calls one recorded thread made, in order. */
@@ -52,6 +58,12 @@ struct replay_plan {
 	size_t nthreads;
 	/* sk_sndbuf, sk_rcvbuf the app set before its first call, or 0 */
 	uint32_t sndbuf, rcvbuf;
+	/* options as the socket started with them (before connect/listen) */
+	struct replay_opt *init;
+	size_t ninit;
+	/* options changed later, before a call: see replay_call.opt_at */
+	struct replay_opt *opts;
+	size_t nopts;
 };
 
 /* One data packet's arrival at a host, in arrival order. */
@@ -69,6 +81,7 @@ void replay_pair_free(struct replay_pair *pair);
 
 int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
 			char **err);
+int replay_cfg_is_opt(unsigned int cfg);
 int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		      char **err);
 int replay_plan_check(const struct replay_plan *plan, char **err);

@@ -4,7 +4,8 @@
 # make check's runner. Runs every test group, shows its output, counts
 # results and ends with one line: 'N passed, N failed, N skipped'.
 #
-#   tests/check.sh [unit] [fuzz] [bats] [lint] [vm] [vm-traced]   (default: all groups)
+#   tests/check.sh [unit] [fuzz] [bats] [lint] [vm] [vm-traced] [vm-host]
+#                                                    (default: all groups)
 #
 # Groups report as TAP ('ok N - name', 'not ok ...', '# SKIP') or, in
 # the VM, selftests lines ('TEST: name [ OK ]', '[FAIL]', '[SKIP]').
@@ -30,11 +31,11 @@ count() {	# file
 	fail=$((fail + f))
 	# A failure's own lines (the indented ones above a VM [FAIL], the
 	# TAP line itself) again at the end, where CI's tail shows them.
-	# BENCH lines may sit between the reasons and their [FAIL].
+	# Other output (BENCH lines, helpers' chatter) may sit between the
+	# reasons and their [FAIL]: only a test's verdict ends its context.
 	awk '/^    / { ctx = ctx $0 "\n"; next }
-	     /^BENCH / { next }
 	     /^not ok [0-9]+|^TEST: .*\[FAIL\]$/ { printf "%s%s\n", ctx, $0 }
-	     { ctx = "" }' "$1" | cut -c1-400 >> "$out/failures"
+	     /^(not )?ok [0-9]+|^TEST: / { ctx = "" }' "$1" | cut -c1-400 >> "$out/failures"
 }
 
 # group NAME CMD...: run CMD, tee its output, count it; a non-zero exit
@@ -84,7 +85,7 @@ fuzz() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm vm-traced)
+[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm vm-traced vm-host)
 start=$(date +%s)
 for g in "${groups[@]}"; do
 	case "$g" in
@@ -97,7 +98,9 @@ for g in "${groups[@]}"; do
 	# runs, which multi-threaded TCG does not always see (guest oops).
 	vm-traced) group vm-traced tests/vm/run --tcg-single --timeout 1200 -- \
 		tests/vm/suite tests/replay/traced.sh ;;
-	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm-traced)" >&2; exit 2 ;;
+	# deter replay --vm from this host: records in one VM, replays in another.
+	vm-host) group vm-host tests/vm/replay_vm.sh ;;
+	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm-traced, vm-host)" >&2; exit 2 ;;
 	esac
 done
 if [ -s "$out/failures" ]; then

@@ -55,12 +55,6 @@ Try 'deter replay --help'." ]
 	[ "${stderr_lines[0]}" = "deter replay: --timeout: 'x' is not a number of seconds" ]
 }
 
-@test "deter replay --vm says it is not supported yet" {
-	run --separate-stderr "$DETER" replay --vm "$A"
-	assert_status 1
-	[ "$stderr" = "deter replay: --vm: not supported yet" ]
-}
-
 @test "deter replay of a missing log names it" {
 	run --separate-stderr "$DETER" replay -d logs "$A"
 	assert_status 1
@@ -120,11 +114,16 @@ Try 'deter replay --help'." ]
 	[ "$stderr" = "deter replay: d/$A.dlog: no peer log in d (none is 10.0.2.1:5201 -> 10.0.1.1:60268 with ISNs 3991922170/357393988; unreadable logs skipped)" ]
 }
 
-@test "deter replay of an incomplete log refuses it" {
+# log_pair_with_status FILE BYTE: copies of the golden pair as a.dlog and
+# b.dlog, FILE's status (header offset 108, DETER_LOG_*) set to BYTE.
+log_pair_with_status() {
 	cp "$DATA/$A.dlog" a.dlog
 	cp "$DATA/$B.dlog" b.dlog
-	# status (offset 108): DETER_LOG_NOT_CLOSED.
-	printf '\x02' | dd of=b.dlog bs=1 seek=108 conv=notrunc status=none
+	printf "\\x$2" | dd of="$1" bs=1 seek=108 conv=notrunc status=none
+}
+
+@test "deter replay of an incomplete log refuses it" {
+	log_pair_with_status b.dlog 02	# DETER_LOG_NOT_CLOSED
 	run --separate-stderr "$DETER" replay a.dlog b.dlog
 	assert_status 1
 	[ "$stderr" = "deter replay: b.dlog: incomplete log (not-closed): cannot replay" ]
@@ -145,4 +144,72 @@ Try 'deter replay --help'." ]
 		"$DETER" replay -d "$DATA" "$B"
 	assert_status 1
 	[[ "$stderr" == *"/none/replay missing: deter.ko is not loaded"* ]]
+}
+
+@test "deter replay of a log with missing values refuses it" {
+	log_pair_with_status a.dlog 08	# DETER_LOG_MISSING_VALUES
+	run --separate-stderr "$DETER" replay a.dlog b.dlog
+	assert_status 1
+	[ "$stderr" = "deter replay: a.dlog: incomplete log (missing-values): cannot replay" ]
+	run "$DETER" ls -d . --json
+	[[ "$output" == *'"incomplete":true,"status":"incomplete,missing-values"'* ]]
+}
+
+@test "deter replay --kernel without --vm is a usage error" {
+	run --separate-stderr "$DETER" replay --kernel /boot/vmlinuz "$DATA/$A.dlog" "$DATA/$B.dlog"
+	assert_status 2
+	[ "${stderr_lines[0]}" = "deter replay: --kernel needs --vm" ]
+}
+
+@test "deter replay --vm --keep is a usage error" {
+	run --separate-stderr "$DETER" replay --vm --keep "$DATA/$A.dlog" "$DATA/$B.dlog"
+	assert_status 2
+	[[ "${stderr_lines[0]}" == "deter replay: --keep and --vm are exclusive"* ]]
+}
+
+@test "deter replay --vm without the VM runner says where it looked" {
+	run --separate-stderr env DETER_VM_RUN="$BATS_TEST_TMPDIR/none/run" \
+		"$DETER" replay --vm "$DATA/$A.dlog" "$DATA/$B.dlog"
+	assert_status 1
+	[[ "$stderr" == "deter replay: --vm: $BATS_TEST_TMPDIR/none/run: No such file or directory ("*"set DETER_VM_RUN)" ]]
+}
+
+@test "deter replay --vm with an unreadable kernel image names it" {
+	run --separate-stderr "$DETER" replay --vm --kernel "$BATS_TEST_TMPDIR/bzImage" \
+		"$DATA/$A.dlog" "$DATA/$B.dlog"
+	assert_status 1
+	[ "$stderr" = "deter replay: --kernel $BATS_TEST_TMPDIR/bzImage: No such file or directory" ]
+}
+
+@test "deter replay --vm hands the runner the shares and the guest's replay" {
+	cp "$DATA/$A.dlog" "$DATA/$B.dlog" .
+	cat > run <<'SH'
+#!/bin/sh
+printf '%s\n' "$@" > "$(dirname "$0")/args"
+exit 0
+SH
+	chmod +x run
+	touch deter.ko
+	run --separate-stderr env DETER_VM_RUN="$PWD/run" DETER_KO="$PWD/deter.ko" \
+		"$DETER" replay --vm --kernel "$PWD/deter.ko" -n 2 --tcpdump "$B.dlog" "$A.dlog"
+	assert_status 0
+	[ -d "replay-$B" ]
+	args=$(tr '\n' ' ' < args)
+	[[ "$args" == "--timeout "*" --kernel $PWD/deter.ko "* ]]
+	[[ "$args" == *" --ro $PWD --rw $PWD/replay-$B -- /bin/sh -c "* ]]
+	[[ "$args" == *" deter-vm $PWD/deter.ko $DETER_TOP/bin/deter replay $PWD/$B.dlog $PWD/$A.dlog -o $PWD/replay-$B --pcap $PWD/replay-$B/replay --repeat 2 --timeout 30 " ]]
+}
+
+@test "deter replay --vm passes on the guest replay's exit status and the VM's failures" {
+	printf '#!/bin/sh\nexit 1\n' > run
+	chmod +x run
+	touch deter.ko
+	run --separate-stderr env DETER_VM_RUN="$PWD/run" DETER_KO="$PWD/deter.ko" \
+		"$DETER" replay --vm "$DATA/$A.dlog" "$DATA/$B.dlog"
+	assert_status 1
+	printf '#!/bin/sh\nexit 124\n' > run
+	run --separate-stderr env DETER_VM_RUN="$PWD/run" DETER_KO="$PWD/deter.ko" \
+		"$DETER" replay --vm "$DATA/$A.dlog" "$DATA/$B.dlog"
+	assert_status 1
+	[[ "$stderr" == "deter replay: --vm: the testbed VM did not finish within "*" s" ]]
 }

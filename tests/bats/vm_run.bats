@@ -25,6 +25,12 @@ RUN=$DETER_TOP/tests/vm/run
 	[ "${stderr_lines[0]}" = "tests/vm/run: unknown option '--frob'" ]
 }
 
+@test "vm run rejects a --plugin it cannot read" {
+	run --separate-stderr "$RUN" --plugin /nonexistent/insns.so,out=x -- true
+	assert_status 2
+	[ "${stderr_lines[0]}" = "tests/vm/run: --plugin /nonexistent/insns.so: not readable" ]
+}
+
 @test "vm run rejects a timeout that is not a number" {
 	run --separate-stderr "$RUN" --timeout soon -- true
 	assert_status 2

@@ -13,34 +13,7 @@
 #
 #   A a0 ---- [switch] ---- b0 B      (1 ms per link for storage and cpu)
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-source "$top/tests/netns/lib.sh"
-DETER=$top/bin/deter
-BULK=${DETER_BENCH_BULK_BYTES:-20000000}
-RPCS=${DETER_BENCH_RPCS:-2000}
-ROUNDS=${DETER_BENCH_ROUNDS:-3}
-
-testbed_create || exit 1
-link_shape "$A" a0 1ms
-link_shape "$B" b0 1ms
-
-port=6000
-# workload NAME: one bulk or RPC connection A -> B on a new port.
-workload() {
-	port=$((port + 1))
-	local srv
-
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" -p $port \
-		$([ "$1" = rpc ] && echo --rpc 200:2000) > /dev/null &
-	srv=$!
-	wait_listen "$B" $port || return 1
-	if [ "$1" = rpc ]; then
-		ip netns exec "$A" "$TCPWL" client -c "$B_IP" -p $port --rpc $RPCS:200:2000 > /dev/null
-	else
-		ip netns exec "$A" "$TCPWL" client -c "$B_IP" -p $port --bytes $BULK > /dev/null
-	fi
-	wait $srv
-}
+source "$(dirname "$0")/lib.sh"
 
 # busy_ns CMD...: guest CPU time (all CPUs, not idle) that CMD took.
 busy_ns() {
@@ -75,17 +48,19 @@ for w in bulk rpc; do
 	rmmod deter
 done
 
+# timed off|on CMD...: CMD's guest CPU time, onto the array off or on.
+timed() {
+	local t
+
+	t=$(busy_ns "${@:2}")
+	if [ "$1" = off ]; then off+=("$t"); else on+=("$t"); fi
+}
+
 # --- cpu: alternate unloaded / armed
 for w in bulk rpc; do
 	off=()
 	on=()
-	for r in $(seq "$ROUNDS"); do
-		off+=("$(busy_ns workload $w)")
-		insmod "$top/deter.ko"
-		echo "record 5000 $((port + 1))" > /sys/kernel/debug/deter/control
-		on+=("$(busy_ns workload $w)")
-		rmmod deter
-	done
+	alternate $w timed || exit 1
 	med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 	m_off=$(med "${off[@]}")
 	m_on=$(med "${on[@]}")

@@ -12,7 +12,7 @@
 #   speed       replay wall time / original connection duration (median)
 #   send time   inferred send time (replay pcap) vs tcpdump's egress time
 #               in the original: max and p99 over the identical replays, us
-#   parallel    tests/replay/pending/parallel.sh with 4 connections: replays per
+#   parallel    tests/replay/parallel.sh with 4 connections: replays per
 #               second with 1, 2 and 4 replays at once, and the ratio to 1
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -70,7 +70,7 @@ for f in "$out"/*.log; do
 	}'
 done
 if [ -f "$out/parallel.log" ]; then
-	printf '\nreplays side by side (tests/replay/pending/parallel.sh: 4 RPC connections recorded at once)\n'
+	printf '\nreplays side by side (tests/replay/parallel.sh: 4 RPC connections recorded at once)\n'
 	printf '%-9s %-10s %-9s %-13s %s\n' "at once" identical "wall ms" "replays/s" "vs one at a time"
 	grep '^BENCH parallel=' "$out/parallel.log" | awk '
 	{
@@ -78,7 +78,7 @@ if [ -f "$out/parallel.log" ]; then
 		if (v["parallel"] == 1) one = v["per_s"]
 		printf "%-9d %3d/%-6d %-9d %-13.3f %s\n", v["parallel"], v["identical"],
 			v["replays"], v["wall_ms"], v["per_s"],
-			one > 0 ? sprintf("%.2f", v["per_s"] / one) : "-"
+			(one > 0 ? sprintf("%.2f", v["per_s"] / one) : "-")
 	}'
 fi
 echo "(logs: $out)"

@@ -2,12 +2,14 @@
 /*
  * KUnit suite deter_rec: the jiffies a recording context reads, held at
  * the value of its last event, per context, until a step of a socket not
- * recorded or for at most DETER_REC_JIF_HOLD.
+ * recorded or for at most DETER_REC_JIF_HOLD; the passive handshakes'
+ * table.
  */
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
 #include <linux/jiffies.h>
 #include <linux/preempt.h>
+#include <net/ip.h>
 
 #include "deter_rec.h"
 
@@ -65,9 +67,57 @@ static void deter_rec_jif_bh_off_test(struct kunit *test)
 	migrate_enable();
 }
 
+/*
+ * The handshake table: concurrent handshakes that share ports, or whose
+ * ports would hash alike, keep their own slots; a full table gives the
+ * oldest slot away, and its child then finds none.
+ */
+static void deter_rec_hs_test(struct kunit *test)
+{
+	struct deter_rec_hs *tab, *h, *a, *b;
+	__be32 la = htonl(0x0a000201), ra = htonl(0x0a000101);
+	unsigned int i;
+
+	tab = kunit_kcalloc(test, DETER_REC_HS_SLOTS, sizeof(*tab), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tab);
+	/* Unknown, not claimed: none. */
+	KUNIT_EXPECT_NULL(test, deter_rec_hs_slot(tab, 1, la, 5201, ra, 56636,
+						  false, 100));
+	a = deter_rec_hs_slot(tab, 1, la, 5201, ra, 56636, true, 100);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->have_syn = true;
+	/* Same ports in another namespace, or from another address. */
+	b = deter_rec_hs_slot(tab, 2, la, 5201, ra, 56636, true, 101);
+	KUNIT_EXPECT_PTR_NE(test, a, b);
+	h = deter_rec_hs_slot(tab, 1, la, 5201, htonl(0x0a000102), 56636,
+			      true, 101);
+	KUNIT_EXPECT_PTR_NE(test, a, h);
+	KUNIT_EXPECT_PTR_NE(test, b, h);
+	/* Found again, values kept. */
+	KUNIT_EXPECT_PTR_EQ(test, deter_rec_hs_slot(tab, 1, la, 5201, ra,
+						    56636, false, 102), a);
+	KUNIT_EXPECT_TRUE(test, a->have_syn);
+	/* Fill the table: the oldest, a, goes to the last one. */
+	for (i = 3; i < DETER_REC_HS_SLOTS; i++)
+		KUNIT_EXPECT_NOT_NULL(test, deter_rec_hs_slot(tab, 1, la, 5201,
+							      ra, 1000 + i,
+							      true, 200 + i));
+	h = deter_rec_hs_slot(tab, 1, la, 5202, ra, 40000, true, 300);
+	KUNIT_EXPECT_PTR_EQ(test, h, a);
+	KUNIT_EXPECT_FALSE(test, h->have_syn);
+	KUNIT_EXPECT_NULL(test, deter_rec_hs_slot(tab, 1, la, 5201, ra, 56636,
+						  false, 301));
+	/* A freed slot is taken before any claimed one. */
+	b->lport = 0;
+	b->rport = 0;
+	KUNIT_EXPECT_PTR_EQ(test, deter_rec_hs_slot(tab, 3, la, 1, ra, 2, true,
+						    302), b);
+}
+
 static struct kunit_case deter_rec_test_cases[] = {
 	KUNIT_CASE(deter_rec_jif_hold_test),
 	KUNIT_CASE(deter_rec_jif_bh_off_test),
+	KUNIT_CASE(deter_rec_hs_test),
 	{}
 };
 

@@ -3,12 +3,18 @@
  * tcpwl: the TCP workloads deter's scenarios record and replay.
  *
  *   tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]
- *                [--read-delay-us N] [--rcvbuf N]
+ *                [--read-delay-us N] [--rcvbuf N] [SOCKET OPTIONS]
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
- *                [--rpc COUNT:REQ:RESP] [--sndbuf N] [--cc NAME]
+ *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
+ *                [SOCKET OPTIONS] [--tos-at K:TOS]
+ *   SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT]
+ *                   [--user-timeout MS] [--notsent-lowat N]
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
+ * Socket options go on the listener (the accepted socket inherits them)
+ * and before connect(), except the client's --keepalive, set after
+ * connect(), and --tos-at, which sets IP_TOS before request K.
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -34,6 +40,13 @@ struct wl_opts {
 	unsigned int read_delay_us;	/* server: pause between reads */
 	int sndbuf, rcvbuf;		/* SO_SNDBUF/SO_RCVBUF, 0 = default */
 	const char *cc;			/* TCP_CONGESTION, NULL = default */
+	unsigned int pause_ms;		/* client RPC: pause between requests */
+	int tos;			/* IP_TOS, -1 = default */
+	int ka_idle, ka_intvl, ka_cnt;	/* SO_KEEPALIVE + TCP_KEEP*, 0 = off */
+	int user_timeout;		/* TCP_USER_TIMEOUT, ms, 0 = default */
+	int notsent_lowat;		/* TCP_NOTSENT_LOWAT, 0 = default */
+	unsigned int tos_at;		/* client RPC: request to change TOS before */
+	int tos_at_val;			/* ... to this */
 };
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -61,14 +74,38 @@ static unsigned long long wl_num(const char *opt, const char *s)
 	return v;
 }
 
+static void wl_setint(int fd, int level, int opt, int val, const char *name)
+{
+	if (setsockopt(fd, level, opt, &val, sizeof(val)))
+		wl_die(1, "%s %d: %s", name, val, strerror(errno));
+}
+
 static void wl_sockopts(int fd, const struct wl_opts *o)
 {
-	if (o->sndbuf && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &o->sndbuf, sizeof(o->sndbuf)))
-		wl_die(1, "SO_SNDBUF: %s", strerror(errno));
-	if (o->rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &o->rcvbuf, sizeof(o->rcvbuf)))
-		wl_die(1, "SO_RCVBUF: %s", strerror(errno));
+	if (o->sndbuf)
+		wl_setint(fd, SOL_SOCKET, SO_SNDBUF, o->sndbuf, "SO_SNDBUF");
+	if (o->rcvbuf)
+		wl_setint(fd, SOL_SOCKET, SO_RCVBUF, o->rcvbuf, "SO_RCVBUF");
 	if (o->cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o->cc, strlen(o->cc)))
 		wl_die(1, "TCP_CONGESTION %s: %s", o->cc, strerror(errno));
+	if (o->tos >= 0)
+		wl_setint(fd, IPPROTO_IP, IP_TOS, o->tos, "IP_TOS");
+	if (o->user_timeout)
+		wl_setint(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, o->user_timeout,
+			  "TCP_USER_TIMEOUT");
+	if (o->notsent_lowat)
+		wl_setint(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, o->notsent_lowat,
+			  "TCP_NOTSENT_LOWAT");
+}
+
+static void wl_keepalive(int fd, const struct wl_opts *o)
+{
+	if (!o->ka_idle)
+		return;
+	wl_setint(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE");
+	wl_setint(fd, IPPROTO_TCP, TCP_KEEPIDLE, o->ka_idle, "TCP_KEEPIDLE");
+	wl_setint(fd, IPPROTO_TCP, TCP_KEEPINTVL, o->ka_intvl, "TCP_KEEPINTVL");
+	wl_setint(fd, IPPROTO_TCP, TCP_KEEPCNT, o->ka_cnt, "TCP_KEEPCNT");
 }
 
 static void wl_sockaddr(const struct wl_opts *o, struct sockaddr_in *sin)
@@ -131,6 +168,7 @@ static int wl_server(const struct wl_opts *o)
 		wl_die(1, "socket: %s", strerror(errno));
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	wl_sockopts(lfd, o);
+	wl_keepalive(lfd, o);
 	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 1))
 		wl_die(1, "bind/listen %s:%d: %s", o->addr, o->port, strerror(errno));
 	fd = accept(lfd, NULL, NULL);
@@ -189,6 +227,7 @@ static int wl_client(const struct wl_opts *o)
 	wl_sockopts(fd, o);
 	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
 		wl_die(1, "connect %s:%d: %s", o->addr, o->port, strerror(errno));
+	wl_keepalive(fd, o);
 
 	bufsz = o->io_size;
 	if (o->rpc_req > bufsz)
@@ -201,6 +240,10 @@ static int wl_client(const struct wl_opts *o)
 
 	if (o->rpc_count) {
 		for (i = 0; i < o->rpc_count; i++) {
+			if (i && o->pause_ms)
+				usleep(o->pause_ms * 1000);
+			if (o->tos_at && i == o->tos_at)
+				wl_setint(fd, IPPROTO_IP, IP_TOS, o->tos_at_val, "IP_TOS");
 			wl_send_all(fd, buf, o->rpc_req);
 			if (!wl_recv_all(fd, buf, o->rpc_resp))
 				wl_die(1, "server closed after %u responses", i);
@@ -227,9 +270,12 @@ static void wl_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]\n"
-		"                    [--read-delay-us N] [--rcvbuf N]\n"
+		"                    [--read-delay-us N] [--rcvbuf N] [SOCKET OPTIONS]\n"
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
-		"                    [--rpc COUNT:REQ:RESP] [--sndbuf N] [--cc NAME]\n");
+		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
+		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS]\n"
+		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
+		"                [--notsent-lowat N]\n");
 }
 
 int main(int argc, char **argv)
@@ -243,11 +289,18 @@ int main(int argc, char **argv)
 		{ "sndbuf", required_argument, NULL, 'S' },
 		{ "rcvbuf", required_argument, NULL, 'B' },
 		{ "cc", required_argument, NULL, 'C' },
+		{ "pause-ms", required_argument, NULL, 'P' },
+		{ "tos", required_argument, NULL, 'T' },
+		{ "tos-at", required_argument, NULL, 'A' },
+		{ "keepalive", required_argument, NULL, 'K' },
+		{ "user-timeout", required_argument, NULL, 'U' },
+		{ "notsent-lowat", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct wl_opts o = {
 		.addr = "0.0.0.0", .port = 5201, .bytes = 1 << 20, .io_size = 16384,
+		.tos = -1,
 	};
 	unsigned int count;
 	size_t req, resp;
@@ -292,6 +345,27 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			o.cc = optarg;
+			break;
+		case 'P':
+			o.pause_ms = wl_num("--pause-ms", optarg);
+			break;
+		case 'T':
+			o.tos = wl_num("--tos", optarg);
+			break;
+		case 'A':
+			if (sscanf(optarg, "%u:%i", &o.tos_at, &o.tos_at_val) != 2 || !o.tos_at)
+				wl_die(2, "--tos-at: '%s' is not K:TOS (K > 0)", optarg);
+			break;
+		case 'K':
+			if (sscanf(optarg, "%d:%d:%d", &o.ka_idle, &o.ka_intvl, &o.ka_cnt) != 3 ||
+			    o.ka_idle <= 0 || o.ka_intvl <= 0 || o.ka_cnt <= 0)
+				wl_die(2, "--keepalive: '%s' is not IDLE:INTVL:CNT", optarg);
+			break;
+		case 'U':
+			o.user_timeout = wl_num("--user-timeout", optarg);
+			break;
+		case 'L':
+			o.notsent_lowat = wl_num("--notsent-lowat", optarg);
 			break;
 		case 'R':
 			if (server ? sscanf(optarg, "%zu:%zu", &req, &resp) != 2 :

@@ -19,7 +19,7 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/../netns/lib.sh"
 
-DETER=$TB_TOP/bin/deter
+DETER=${DETER_BIN:-$TB_TOP/bin/deter}
 LOGS=$TB_TMP/logs
 REPLAYS=${REPLAYS:-3}
 REPLAY_ARGS=${REPLAY_ARGS:-}
@@ -65,11 +65,16 @@ hdrseq() {
 		     { print }'
 }
 
-# a_log_id PORT: the log id of A's end of the connection to B:PORT, from
-# $TB_TMP/ls.json (deter ls --json).
-a_log_id() {
-	sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$A_IP:[0-9]*\",\"remote\":\"$B_IP:$1\".*/\1/p" \
+# log_id LOCAL REMOTE: the id of the log whose endpoints match LOCAL and
+# REMOTE ("ADDR:PORT", sed patterns), from $TB_TMP/ls.json (deter ls --json).
+log_id() {
+	sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$1\",\"remote\":\"$2\".*/\1/p" \
 		"$TB_TMP/ls.json" | head -1
+}
+
+# a_log_id PORT: the id of A's end of the connection to B:PORT.
+a_log_id() {
+	log_id "$A_IP:[0-9]*" "$B_IP:$1"
 }
 
 # egress_diff OUT H TRUTH: host H's egress in the replay capture

@@ -2,9 +2,11 @@
 /*
  * Unit tests for recorder/rec_log.c: events survive encode + decode
  * exactly, runs and the call dictionary engage, and corrupt, truncated
- * or wrong-version input is rejected with file and offset.
+ * or wrong-version input is rejected with file and offset; a connection
+ * whose events say values were not recorded is written incomplete.
  */
 #include "rec_log.h"
+#include "rec_conn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,11 +229,91 @@ static void test_files(void)
 	rmdir(dir);
 }
 
+/* CONFIG SYSCTL: a known sysctl round-trips, signed; an unknown one is an error. */
+static void test_sysctl(void)
+{
+	struct rec_ev ev[2] = {
+		{ .seq = 1, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SYSCTL,
+		  .a = (uint64_t)DETER_SYSCTL_TCP_ADV_WIN_SCALE << 32 | (uint32_t)-2 },
+		{ .seq = 2, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SYSCTL,
+		  .a = (uint64_t)DETER_SYSCTL_TCP_NOTSENT_LOWAT << 32 | 0xffffffffu },
+	};
+	struct rec_log log = { 0 };
+	char *err = NULL;
+	uint8_t *buf;
+	size_t len;
+
+	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) == 0);
+	UNIT_CHECK(log.nevs == 2);
+	if (log.nevs == 2) {
+		UNIT_CHECK(rec_sysctl_value(log.evs[0].a) == -2);
+		UNIT_CHECK(rec_sysctl_value(log.evs[1].a) == 0xffffffffLL);
+		UNIT_CHECK(!strcmp(rec_sysctls[log.evs[0].a >> 32].name, "tcp_adv_win_scale"));
+	}
+	free(buf);
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	ev[1].a = (uint64_t)DETER_SYSCTL_MAX << 32 | 1;
+	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "unknown sysctl"));
+	free(err);
+	free(buf);
+	free(log.evs);
+	free(log.states);
+}
+
+/*
+ * A passive end whose handshake values were lost (DETER_V_MISSING) is
+ * whole and closed, yet its log is incomplete, and says why.
+ */
+static void test_missing(void)
+{
+	char dir[] = "/tmp/rec_log_test.XXXXXX", path[64], st[64], *err = NULL;
+	struct rec_conn_id id = { .seq = 1, .sport = 5201, .dport = 40000 };
+	struct rec_ev ev = {
+		.seq = 2, .type = DETER_EV_VALUE, .sub = DETER_V_MISSING,
+		.a = DETER_MISSING_HANDSHAKE,
+	};
+	struct rec_state fin = { { 0 } };
+	struct rec_table *t;
+	unsigned int w, inc, open;
+	struct rec_log *log;
+
+	UNIT_CHECK(mkdtemp(dir));
+	t = rec_table_new(dir, "h");
+	UNIT_CHECK(t);
+	UNIT_CHECK(rec_table_conn(t, 7, 1, &id) == 0);
+	UNIT_CHECK(rec_table_event(t, 7, 2, &ev) == 0);
+	UNIT_CHECK(rec_table_state(t, 7, 3, 3, 1, &fin) == 0);
+	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+	rec_table_counts(t, &w, &inc, &open);
+	UNIT_CHECK_EQ(w, 1);
+	UNIT_CHECK_EQ(inc, 1);
+	UNIT_CHECK_EQ(open, 0);
+	rec_table_free(t);
+	snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
+	log = rec_log_read(path, &err);
+	UNIT_CHECK(log);
+	if (log) {
+		UNIT_CHECK_EQ(log->hdr.status, DETER_LOG_MISSING_VALUES);
+		rec_log_status_str(log->hdr.status, st, sizeof(st));
+		UNIT_CHECK(!strcmp(st, "incomplete,missing-values"));
+	}
+	rec_log_free(log);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	UNIT_RUN(test_roundtrip);
 	UNIT_RUN(test_runs);
 	UNIT_RUN(test_corrupt);
 	UNIT_RUN(test_files);
+	UNIT_RUN(test_missing);
+	UNIT_RUN(test_sysctl);
 	return unit_done();
 }

@@ -78,15 +78,60 @@ static void test_plan(void)
 	UNIT_CHECK_EQ(plan.threads[0].tid, 7);
 	UNIT_CHECK_EQ(plan.threads[0].ncalls, 2);
 	UNIT_CHECK_EQ(plan.threads[0].calls[0].flags, 0x40);
-	UNIT_CHECK_EQ(plan.threads[0].calls[0].nonagle, 1);
+	/* Seen at the first application lock: set before connect(). */
+	UNIT_CHECK_EQ(plan.ninit, 1);
+	UNIT_CHECK_EQ(plan.init[0].cfg, DETER_CFG_NODELAY);
+	UNIT_CHECK_EQ(plan.init[0].val, 1);
+	UNIT_CHECK_EQ(plan.nopts, 0);
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].nopts, 0);
 	UNIT_CHECK_EQ(plan.threads[0].calls[0].done_seq, 8);
 	UNIT_CHECK_EQ(plan.threads[0].calls[0].ret, 1000);
 	UNIT_CHECK_EQ(plan.threads[0].calls[1].call, DETER_ABI_CALL_CLOSE);
 	UNIT_CHECK_EQ(plan.threads[0].calls[1].done_seq, 0);
-	UNIT_CHECK(plan.threads[0].calls[1].nonagle == -1);
 	UNIT_CHECK_EQ(plan.threads[1].tid, 8);
 	UNIT_CHECK(plan.threads[1].calls[0].ret == -11);
-	UNIT_CHECK(plan.threads[1].calls[0].nonagle == -1);
+	replay_plan_free(&plan);
+}
+
+/* Options changed after the first lock go before the next call, in order. */
+static void test_plan_opts(void)
+{
+	struct rec_ev evs[] = {
+		{ .seq = 1, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 2, .type = DETER_EV_CONFIG, .sub = DETER_CFG_TOS, .a = 0x10 },
+		{ .seq = 3, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SNDBUF, .a = 9000 },
+		{ .seq = 4, .type = DETER_EV_CONFIG, .sub = DETER_CFG_USERLOCKS,
+		  .a = DETER_LOCK_SNDBUF },
+		{ .seq = 5, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 6, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 7, .type = DETER_EV_CONFIG, .sub = DETER_CFG_KEEPALIVE,
+		  .a = DETER_KA_PACK(1, 3, 2, 1) },
+		{ .seq = 8, .type = DETER_EV_CONFIG, .sub = DETER_CFG_NODELAY, .a = 1 },
+		{ .seq = 9, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG, .a = 10, .b = 7 },
+		{ .seq = 10, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 11, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SNDBUF, .a = 20000 },
+		{ .seq = 12, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_RECVMSG,
+		  .a = 10, .b = 7 },
+	};
+	struct rec_log log = { .evs = evs, .nevs = ARRAY_SIZE(evs) };
+	const struct replay_call *c;
+	struct replay_plan plan;
+	char *err = NULL;
+
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.ninit, 1);
+	UNIT_CHECK_EQ(plan.init[0].cfg, DETER_CFG_TOS);
+	UNIT_CHECK_EQ(plan.sndbuf, 9000);
+	UNIT_CHECK_EQ(plan.nopts, 2);
+	c = plan.threads[0].calls;
+	UNIT_CHECK_EQ(c[0].nopts, 2);
+	UNIT_CHECK_EQ(plan.opts[c[0].opt_at].cfg, DETER_CFG_KEEPALIVE);
+	UNIT_CHECK_EQ(DETER_KA_IDLE(plan.opts[c[0].opt_at].val), 1);
+	UNIT_CHECK_EQ(DETER_KA_INTVL(plan.opts[c[0].opt_at].val), 2);
+	UNIT_CHECK_EQ(DETER_KA_CNT(plan.opts[c[0].opt_at].val), 3);
+	UNIT_CHECK_EQ(plan.opts[c[0].opt_at + 1].cfg, DETER_CFG_NODELAY);
+	/* Autotuned buffers are the stack's, not options to set. */
+	UNIT_CHECK_EQ(c[1].nopts, 0);
 	replay_plan_free(&plan);
 }
 
@@ -168,6 +213,7 @@ int main(void)
 {
 	UNIT_RUN(test_script);
 	UNIT_RUN(test_plan);
+	UNIT_RUN(test_plan_opts);
 	UNIT_RUN(test_plan_orphan_return);
 	UNIT_RUN(test_arrivals);
 	UNIT_RUN(test_arrivals_child);

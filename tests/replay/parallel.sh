@@ -8,7 +8,7 @@
 # at once, in turn (default: all NCONN); each round prints a BENCH line
 # with the connections replayed per second, for make bench.
 
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 NCONN=${NCONN:-3}
 PARALLEL=${PARALLEL:-$NCONN}

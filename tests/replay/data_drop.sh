@@ -5,7 +5,7 @@
 # 100th data segment of a 2 MB transfer; A repairs it by fast retransmit
 # after SACKed duplicate ACKs.
 
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off 100mbit || exit $ksft_fail
 switch_drop_nth "$A_IP" 100

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench's shared part (sourced in the testbed VM): the A - switch - B
+# testbed with 1 ms per link, the bulk and RPC workloads, and the
+# unloaded / armed alternation the CPU figures take.
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/tests/netns/lib.sh"
+DETER=$top/bin/deter
+BULK=${DETER_BENCH_BULK_BYTES:-20000000}
+RPCS=${DETER_BENCH_RPCS:-2000}
+ROUNDS=${DETER_BENCH_ROUNDS:-3}
+
+testbed_create || exit 1
+link_shape "$A" a0 1ms
+link_shape "$B" b0 1ms
+
+port=6000
+# workload NAME: one bulk or RPC connection A -> B on a new port.
+workload() {
+	port=$((port + 1))
+	local srv
+
+	ip netns exec "$B" "$TCPWL" server -b "$B_IP" -p $port \
+		$([ "$1" = rpc ] && echo --rpc 200:2000) > /dev/null &
+	srv=$!
+	wait_listen "$B" $port || return 1
+	if [ "$1" = rpc ]; then
+		ip netns exec "$A" "$TCPWL" client -c "$B_IP" -p $port --rpc $RPCS:200:2000 > /dev/null
+	else
+		ip netns exec "$A" "$TCPWL" client -c "$B_IP" -p $port --bytes $BULK > /dev/null
+	fi
+	wait $srv
+}
+
+# alternate NAME MEASURE: ROUNDS runs of workload NAME, with deter.ko not
+# loaded and with recording armed, alternating; each run is
+# "MEASURE off|on workload NAME".
+alternate() {
+	local w=$1 measure=$2 r
+
+	for r in $(seq "$ROUNDS"); do
+		"$measure" off workload "$w"
+		insmod "$top/deter.ko" || return 1
+		echo "record 5000 $((port + 1))" > /sys/kernel/debug/deter/control
+		"$measure" on workload "$w"
+		rmmod deter
+	done
+}
