@@ -56,6 +56,11 @@ enum {
 	REPLAY_GEN_NAGLE_CORK = 2,	/* TCP_CORK */
 };
 
+/* include/uapi/linux/in.h; glibc's netinet/in.h lacks it. */
+#ifndef IP_PROTOCOL
+#define IP_PROTOCOL 52
+#endif
+
 /* Pending connections on the listener: one is expected. */
 #define REPLAY_GEN_BACKLOG 16
 
@@ -127,41 +132,47 @@ static int replay_gen_setint(struct replay_gen_ctx *ctx, int fd, int level, int 
 /*
  * Set option @o on @fd, as the application must have: only what changed
  * from ctx->opt (a keepalive change may be one of four options). @seq is
- * the call it comes before, 0 before connect() or listen().
+ * the call it comes before, 0 before connect() or listen(). *@locks
+ * counts the setsockopt()s made that take the socket lock (6.12 sets
+ * IP_TTL, TCP_USER_TIMEOUT, TCP_KEEPINTVL and TCP_KEEPCNT without it).
  */
 static int replay_gen_opt(struct replay_gen_ctx *ctx, int fd,
-			  const struct replay_opt *o, uint32_t seq)
+			  const struct replay_opt *o, uint32_t seq, uint32_t *locks)
 {
 	uint64_t old = ctx->opt[o->cfg], v = o->val, d = old ^ v;
 	struct linger lg;
 	int r = 0;
 
+#define LOCKED(call) ((*locks)++, (call))
 	ctx->opt[o->cfg] = v;
 	switch (o->cfg) {
 	case DETER_CFG_NODELAY:
 		if (d & REPLAY_GEN_NAGLE_OFF)
-			r = replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_NODELAY,
-					      !!(v & REPLAY_GEN_NAGLE_OFF), "TCP_NODELAY", seq);
+			r = LOCKED(replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_NODELAY,
+						     !!(v & REPLAY_GEN_NAGLE_OFF),
+						     "TCP_NODELAY", seq));
 		if (!r && d & REPLAY_GEN_NAGLE_CORK)
-			r = replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_CORK,
-					      !!(v & REPLAY_GEN_NAGLE_CORK), "TCP_CORK", seq);
+			r = LOCKED(replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_CORK,
+						     !!(v & REPLAY_GEN_NAGLE_CORK),
+						     "TCP_CORK", seq));
 		return r;
 	case DETER_CFG_USER_MSS:
-		return v && d ? replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_MAXSEG, v,
-						  "TCP_MAXSEG", seq) : 0;
+		return v && d ? LOCKED(replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_MAXSEG,
+							 v, "TCP_MAXSEG", seq)) : 0;
 	case DETER_CFG_TOS:
-		return replay_gen_setint(ctx, fd, IPPROTO_IP, IP_TOS, v, "IP_TOS", seq);
+		return LOCKED(replay_gen_setint(ctx, fd, IPPROTO_IP, IP_TOS, v, "IP_TOS",
+						seq));
 	case DETER_CFG_TTL:
 		return replay_gen_setint(ctx, fd, IPPROTO_IP, IP_TTL, v ? (int)v : -1,
 					 "IP_TTL", seq);
 	case DETER_CFG_KEEPALIVE:
 		/* 0 in a field is the sysctl's: setsockopt() cannot ask for it. */
 		if (d & DETER_KA_ON)
-			r = replay_gen_setint(ctx, fd, SOL_SOCKET, SO_KEEPALIVE,
-					      v & DETER_KA_ON, "SO_KEEPALIVE", seq);
+			r = LOCKED(replay_gen_setint(ctx, fd, SOL_SOCKET, SO_KEEPALIVE,
+						     v & DETER_KA_ON, "SO_KEEPALIVE", seq));
 		if (!r && DETER_KA_IDLE(d) && DETER_KA_IDLE(v))
-			r = replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_KEEPIDLE,
-					      DETER_KA_IDLE(v), "TCP_KEEPIDLE", seq);
+			r = LOCKED(replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_KEEPIDLE,
+						     DETER_KA_IDLE(v), "TCP_KEEPIDLE", seq));
 		if (!r && DETER_KA_INTVL(d) && DETER_KA_INTVL(v))
 			r = replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_KEEPINTVL,
 					      DETER_KA_INTVL(v), "TCP_KEEPINTVL", seq);
@@ -173,34 +184,52 @@ static int replay_gen_opt(struct replay_gen_ctx *ctx, int fd,
 		return replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_USER_TIMEOUT, v,
 					 "TCP_USER_TIMEOUT", seq);
 	case DETER_CFG_NOTSENT_LOWAT:
-		return replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, v,
-					 "TCP_NOTSENT_LOWAT", seq);
+		return LOCKED(replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, v,
+						"TCP_NOTSENT_LOWAT", seq));
 	case DETER_CFG_RCVLOWAT:
-		return replay_gen_setint(ctx, fd, SOL_SOCKET, SO_RCVLOWAT, v,
-					 "SO_RCVLOWAT", seq);
+		return LOCKED(replay_gen_setint(ctx, fd, SOL_SOCKET, SO_RCVLOWAT, v,
+						"SO_RCVLOWAT", seq));
 	case DETER_CFG_LINGER:
 		lg.l_onoff = v & 1;
 		lg.l_linger = v >> 1;
-		return replay_gen_setopt(ctx, fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg),
-					 "SO_LINGER", seq);
+		return LOCKED(replay_gen_setopt(ctx, fd, SOL_SOCKET, SO_LINGER, &lg,
+						sizeof(lg), "SO_LINGER", seq));
 	}
+#undef LOCKED
 	return 0;
 }
 
-/* Set the options the log shows changed before call @c. */
+/*
+ * Before call @c: set the options the log shows changed, then take the
+ * app lock turns the log has before @c that neither they nor @c take
+ * (a getsockopt() or setsockopt() deter does not replay as such), each
+ * with getsockopt(IP_PROTOCOL): lock, read inet_num, release; what the
+ * lock's release does (backlog, deferred work) is the same whoever held
+ * it.
+ */
 static int replay_gen_config(struct replay_gen_ctx *ctx,
 			     const struct replay_call *c)
 {
 	const struct replay_plan *plan = ctx->cfg->plan;
-	uint32_t i;
-	int r = 0;
+	uint32_t i, locks = 1;	/* @c's own */
+	socklen_t len;
+	int r = 0, v;
 
-	if (!c->nopts)
-		return 0;
-	pthread_mutex_lock(&ctx->opt_lock);
-	for (i = 0; i < c->nopts && !r; i++)
-		r = replay_gen_opt(ctx, ctx->fd, &plan->opts[c->opt_at + i], c->seq);
-	pthread_mutex_unlock(&ctx->opt_lock);
+	if (c->nopts) {
+		pthread_mutex_lock(&ctx->opt_lock);
+		for (i = 0; i < c->nopts && !r; i++)
+			r = replay_gen_opt(ctx, ctx->fd, &plan->opts[c->opt_at + i], c->seq,
+					   &locks);
+		pthread_mutex_unlock(&ctx->opt_lock);
+	}
+	for (; !r && locks < c->locks; locks++) {
+		len = sizeof(v);
+		if (getsockopt(ctx->fd, IPPROTO_IP, IP_PROTOCOL, &v, &len)) {
+			replay_gen_report(ctx, 'E', "event %u: getsockopt IP_PROTOCOL: %s",
+					  c->seq, strerror(errno));
+			r = -1;
+		}
+	}
 	return r;
 }
 
@@ -290,6 +319,7 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	char local[32], remote[32];
 	int fd, lfd = -1, one = 1;
+	uint32_t locks = 0;	/* before connect(): not in the log */
 	size_t i;
 
 	replay_gen_addr(local, sizeof(local), cfg->saddr, cfg->sport);
@@ -319,7 +349,7 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 	    replay_gen_setbuf(ctx, fd, SO_RCVBUFFORCE, cfg->plan->rcvbuf, "SO_RCVBUFFORCE"))
 		goto fail;
 	for (i = 0; i < cfg->plan->ninit; i++)
-		if (replay_gen_opt(ctx, fd, &cfg->plan->init[i], 0))
+		if (replay_gen_opt(ctx, fd, &cfg->plan->init[i], 0, &locks))
 			goto fail;
 	sa.sin_addr.s_addr = htonl(cfg->saddr);
 	sa.sin_port = htons(cfg->sport);

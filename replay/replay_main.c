@@ -619,9 +619,8 @@ static int replay_dump_start(struct replay_ctx *ctx, struct replay_run *r, int e
 
 	replay_dump_path(ctx, r, e, path, sizeof(path));
 	snprintf(what, sizeof(what), "tcpdump %s", h->name);
-	if (replay_proc_start(&r->dump[e], what,
-			      (char *const[]){ "ip", "netns", "exec", (char *)h->ns,
-					       "tcpdump", "-i", (char *)h->dev, "-s", "128",
+	if (replay_proc_start(&r->dump[e], what, h->ns,
+			      (char *const[]){ "tcpdump", "-i", (char *)h->dev, "-s", "128",
 					       "--immediate-mode", "-U", "-n", "-w", path,
 					       "tcp", NULL },
 			      "listening on", REPLAY_HELPER_MS, &err))
@@ -658,7 +657,7 @@ static int replay_trace_start(struct replay_ctx *ctx, struct replay_run *r)
 	argv[5] = path;
 	for (i = 0; i < we.we_wordc; i++)
 		argv[6 + i] = we.we_wordv[i];
-	ret = replay_proc_start(&r->trace, "trace-cmd", argv, "Hit Ctrl^C",
+	ret = replay_proc_start(&r->trace, "trace-cmd", NULL, argv, "Hit Ctrl^C",
 				REPLAY_TRACE_START_MS, &err);
 	free(argv);
 	wordfree(&we);
@@ -786,23 +785,31 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 }
 
 /*
- * Wait until tcpdump has written what it was handed: its file (written
- * per packet, -U) has not grown for 300 ms. It may lag the connection by
- * many packets on a slow (emulated) machine; what is still in its ring
- * when it is stopped is lost. At most 5 s.
+ * Wait until the tcpdumps have written what they were handed: their files
+ * (written per packet, -U) have not grown for 300 ms. They may lag the
+ * connection by many packets on a slow (emulated) machine; what is still
+ * in a ring when it is stopped is lost. At most 5 s.
  */
-static void replay_dump_settle(const char *path)
+static void replay_dump_settle(const struct replay_ctx *ctx, const struct replay_run *r)
 {
-	off_t last = -1;
+	off_t last[REPLAY_END_MAX] = { -1, -1 };
+	char path[4096];
 	struct stat st;
-	int i, same = 0;
+	int i, e, same = 0, moved;
 
 	for (i = 0; i < 50 && same < 3; i++) {
 		replay_sleep_ms(100);
-		if (stat(path, &st))
-			return;
-		same = st.st_size == last ? same + 1 : 0;
-		last = st.st_size;
+		moved = 0;
+		for (e = 0; e < REPLAY_END_MAX; e++) {
+			if (!r->dump[e].pid)
+				continue;
+			replay_dump_path(ctx, r, e, path, sizeof(path));
+			if (stat(path, &st))
+				continue;
+			moved |= st.st_size != last[e];
+			last[e] = st.st_size;
+		}
+		same = moved ? 0 : same + 1;
 	}
 }
 
@@ -812,12 +819,12 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 	char *err = NULL, path[4096];
 	int e, ret = 0;
 
+	/* Let tcpdump write out the last packets it was handed. */
+	replay_dump_settle(ctx, r);
 	for (e = 0; e < REPLAY_END_MAX; e++) {
 		if (!r->dump[e].pid)
 			continue;
-		/* Let tcpdump write out the last packets it was handed. */
 		replay_dump_path(ctx, r, e, path, sizeof(path));
-		replay_dump_settle(path);
 		if (replay_proc_stop(&r->dump[e], SIGINT, REPLAY_HELPER_MS, &err)) {
 			ret = replay_fail_err(&err);
 			continue;

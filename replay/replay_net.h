@@ -48,9 +48,8 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 		      char **err);
 int replay_net_destroy(struct replay_net *net, char **err);
 int replay_net_enter(const char *ns, char **err);
-int replay_net_run(char *const argv[], char **err);
 
-int replay_proc_start(struct replay_proc *p, const char *what,
+int replay_proc_start(struct replay_proc *p, const char *what, const char *ns,
 		      char *const argv[], const char *ready, int timeout_ms,
 		      char **err);
 int replay_proc_stop(struct replay_proc *p, int sig, int timeout_ms, char **err);

@@ -406,7 +406,8 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 	size_t fcap[DETER_ABI_CALL_MAX] = { 0 }, tcap = 0, icap = 0, ocap = 0;
 	size_t opt_from = 0, i, ti;
 	uint64_t cfg[DETER_CFG_MAX] = { 0 };
-	int called = 0, app_locks = 0;
+	int called = 0, first, app_locks = 0, busy = 0, mixed = 0;
+	uint32_t pending = 0;
 	struct replay_thread *t;
 	struct replay_call *c;
 	int ret = -1, k;
@@ -415,8 +416,11 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 	for (i = 0; i < log->nevs; i++) {
 		const struct rec_ev *e = &log->evs[i];
 
-		if (e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_APP)
+		if (e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_APP) {
 			app_locks++;
+			pending++;
+			mixed |= busy > 0;
+		}
 		if (e->type == DETER_EV_CONFIG && e->sub < DETER_CFG_MAX) {
 			int init = !called && app_locks <= 1;
 			struct replay_opt **to = init ? &plan->init : &plan->opts;
@@ -446,8 +450,13 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 			c = &plan->threads[p->thread].calls[p->call];
 			c->done_seq = e->seq;
 			c->ret = (int64_t)e->a;
+			/* Its waits' lock turns were its own. */
+			busy -= busy > 0;
+			pending = 0;
+			mixed = busy > 0;
 			continue;
 		}
+		first = !called;
 		called = 1;
 		t = replay_plan_thread(plan, &tcap, e->b & 0xffffffff, &ti);
 		if (!t)
@@ -463,6 +472,11 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		c->opt_at = opt_from;
 		c->nopts = plan->nopts - opt_from;
 		opt_from = plan->nopts;
+		c->locks = !first && !mixed ? pending : 0;
+		pending = 0;
+		mixed = busy > 0;
+		if (e->sub == DETER_ABI_CALL_SENDMSG || e->sub == DETER_ABI_CALL_RECVMSG)
+			busy++;
 		if (replay_push((void **)&fifo[e->sub], &tail[e->sub], &fcap[e->sub],
 				sizeof(*fifo[e->sub])))
 			goto nomem;

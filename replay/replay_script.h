@@ -37,6 +37,15 @@ struct replay_call {
 	int64_t ret;		/* recorded return value, if done_seq */
 	uint32_t opt_at;	/* options to set first: plan->opts[opt_at] on */
 	uint32_t nopts;		/* how many */
+	/*
+	 * App lock turns since the previous call ended, its own included;
+	 * 0: not known (the first call, or another call was under way).
+	 * Those the options do not take are other socket calls deter does
+	 * not replay as such (getsockopt(), setsockopt() of an option it
+	 * does not record): the generator takes them with a call that does
+	 * nothing but lock and release.
+	 */
+	uint32_t locks;
 };
 
 /* A socket option's value, as the log has it (enum deter_cfg). */

@@ -4,8 +4,13 @@
 # make check's runner. Runs every test group, shows its output, counts
 # results and ends with one line: 'N passed, N failed, N skipped'.
 #
-#   tests/check.sh [unit] [fuzz] [bats] [lint] [vm] [vm-traced] [vm-host]
+#   tests/check.sh [unit] [fuzz] [bats] [lint] [vm] [vm2] [vm-traced] [vm-host]
 #                                                    (default: all groups)
+#
+# vm and vm2 each boot the testbed VM once: vm runs KUnit, the netns
+# scenarios and the first half of the replay scenarios, vm2 the rest, so
+# neither boot comes near its timeout on a slow machine. Each group's
+# wall time is printed after it.
 #
 # Groups report as TAP ('ok N - name', 'not ok ...', '# SKIP') or, in
 # the VM, selftests lines ('TEST: name [ OK ]', '[FAIL]', '[SKIP]').
@@ -41,12 +46,14 @@ count() {	# file
 # group NAME CMD...: run CMD, tee its output, count it; a non-zero exit
 # with no failure reported counts as one failure.
 group() {
-	local name=$1 log=$out/$1.log rc before=$fail
+	local name=$1 log=$out/$1.log rc before=$fail t0
 
 	shift
 	echo "== $name"
+	t0=$(date +%s)
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	echo "== $name: $(($(date +%s) - t0)) s"
 	count "$log"
 	if [ "$rc" -ne 0 ] && [ "$fail" -eq "$before" ]; then
 		echo "not ok - $name: exited with status $rc" | tee -a "$out/failures"
@@ -84,8 +91,12 @@ fuzz() {
 	fi
 }
 
+# The replay scenarios, split in two halves for vm and vm2.
+mapfile -t replays < <(ls tests/replay/*.sh | grep -v -e '/lib\.sh$' -e '/traced\.sh$')
+half=$(((${#replays[@]} + 1) / 2))
+
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm vm-traced vm-host)
+[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm vm2 vm-traced vm-host)
 start=$(date +%s)
 for g in "${groups[@]}"; do
 	case "$g" in
@@ -93,14 +104,17 @@ for g in "${groups[@]}"; do
 	fuzz) group fuzz fuzz ;;
 	bats) group bats bats --tap tests/bats ;;
 	lint) group lint tests/lint.sh ;;
-	vm) group vm tests/vm/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite ;;
+	vm) group vm tests/vm/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite \
+		tests/netns/*.sh "${replays[@]:0:half}" ;;
+	vm2) group vm2 tests/vm/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite \
+		--no-kunit "${replays[@]:half}" ;;
 	# A replay under function_graph: ftrace patches code the other vCPU
 	# runs, which multi-threaded TCG does not always see (guest oops).
 	vm-traced) group vm-traced tests/vm/run --tcg-single --timeout 1200 -- \
 		tests/vm/suite tests/replay/traced.sh ;;
 	# deter replay --vm from this host: records in one VM, replays in another.
 	vm-host) group vm-host tests/vm/replay_vm.sh ;;
-	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm-traced, vm-host)" >&2; exit 2 ;;
+	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm2, vm-traced, vm-host)" >&2; exit 2 ;;
 	esac
 done
 if [ -s "$out/failures" ]; then

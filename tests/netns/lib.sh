@@ -80,36 +80,49 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# setup_ns VAR...: create one namespace per VAR, named VAR-<random>, and
-# set VAR to its name.
+# setup_ns VAR...: create one namespace per VAR, named VAR-<random>, with
+# lo up and IPv6 off, and set VAR to its name. Few ip(8) runs: each exec
+# is slow in the emulated VM.
 setup_ns() {
-	local var ns
+	local var ns batch=
 
 	for var in "$@"; do
 		ns="$var-$(mktemp -u XXXXXX)"
-		ip netns add "$ns" || return 1
-		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+		batch+="netns add $ns"$'\n'
 		TB_NS+=("$ns")
 		eval "$var=$ns"
+	done
+	ip -batch - <<< "$batch" || return 1
+	for var in "$@"; do
+		ns=${!var}
+		ip -n "$ns" link set lo up || return 1
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || return 1
 	done
 }
 
 # testbed_create: host A -- switch -- host B, no shaping yet.
 testbed_create() {
 	setup_ns A SW B || return 1
-	ip link add a0 netns "$A" type veth peer name s0 netns "$SW" || return 1
-	ip link add b0 netns "$B" type veth peer name s1 netns "$SW" || return 1
-	ip -n "$A" addr add "$A_IP/24" dev a0
-	ip -n "$B" addr add "$B_IP/24" dev b0
-	ip -n "$SW" addr add "$SW_A_IP/24" dev s0
-	ip -n "$SW" addr add "$SW_B_IP/24" dev s1
-	ip -n "$A" link set a0 up
-	ip -n "$B" link set b0 up
-	ip -n "$SW" link set s0 up
-	ip -n "$SW" link set s1 up
-	ip -n "$A" route add default via "$SW_A_IP"
-	ip -n "$B" route add default via "$SW_B_IP"
+	ip -batch - <<-EOF || return 1
+	link add a0 netns $A type veth peer name s0 netns $SW
+	link add b0 netns $B type veth peer name s1 netns $SW
+	EOF
+	ip -n "$A" -batch - <<-EOF || return 1
+	addr add $A_IP/24 dev a0
+	link set a0 up
+	route add default via $SW_A_IP
+	EOF
+	ip -n "$B" -batch - <<-EOF || return 1
+	addr add $B_IP/24 dev b0
+	link set b0 up
+	route add default via $SW_B_IP
+	EOF
+	ip -n "$SW" -batch - <<-EOF || return 1
+	addr add $SW_A_IP/24 dev s0
+	addr add $SW_B_IP/24 dev s1
+	link set s0 up
+	link set s1 up
+	EOF
 	ip netns exec "$SW" sysctl -qw net.ipv4.ip_forward=1
 }
 

@@ -6,7 +6,7 @@
  *                [--read-delay-us N] [--rcvbuf N] [SOCKET OPTIONS]
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
- *                [SOCKET OPTIONS] [--tos-at K:TOS]
+ *                [SOCKET OPTIONS] [--tos-at K:TOS] [--reset-opts]
  *   SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT]
  *                   [--user-timeout MS] [--notsent-lowat N]
  *
@@ -15,6 +15,10 @@
  * Socket options go on the listener (the accepted socket inherits them)
  * and before connect(), except the client's --keepalive, set after
  * connect(), and --tos-at, which sets IP_TOS before request K.
+ * --reset-opts sets SO_KEEPALIVE and TCP_NODELAY again, to the values
+ * they have, before every request but the first and before shutdown()
+ * (as some applications do): calls that take the socket lock and change
+ * nothing deter records.
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -45,6 +49,7 @@ struct wl_opts {
 	int ka_idle, ka_intvl, ka_cnt;	/* SO_KEEPALIVE + TCP_KEEP*, 0 = off */
 	int user_timeout;		/* TCP_USER_TIMEOUT, ms, 0 = default */
 	int notsent_lowat;		/* TCP_NOTSENT_LOWAT, 0 = default */
+	int reset_opts;			/* client RPC: redundant setsockopt()s */
 	unsigned int tos_at;		/* client RPC: request to change TOS before */
 	int tos_at_val;			/* ... to this */
 };
@@ -96,6 +101,22 @@ static void wl_sockopts(int fd, const struct wl_opts *o)
 	if (o->notsent_lowat)
 		wl_setint(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, o->notsent_lowat,
 			  "TCP_NOTSENT_LOWAT");
+}
+
+/* SO_KEEPALIVE and TCP_NODELAY set again to what they are. */
+static void wl_reset_opts(int fd)
+{
+	socklen_t len;
+	int v;
+
+	len = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len))
+		wl_die(1, "SO_KEEPALIVE: %s", strerror(errno));
+	wl_setint(fd, SOL_SOCKET, SO_KEEPALIVE, v, "SO_KEEPALIVE");
+	len = sizeof(v);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &len))
+		wl_die(1, "TCP_NODELAY: %s", strerror(errno));
+	wl_setint(fd, IPPROTO_TCP, TCP_NODELAY, v, "TCP_NODELAY");
 }
 
 static void wl_keepalive(int fd, const struct wl_opts *o)
@@ -244,10 +265,14 @@ static int wl_client(const struct wl_opts *o)
 				usleep(o->pause_ms * 1000);
 			if (o->tos_at && i == o->tos_at)
 				wl_setint(fd, IPPROTO_IP, IP_TOS, o->tos_at_val, "IP_TOS");
+			if (o->reset_opts && i)
+				wl_reset_opts(fd);
 			wl_send_all(fd, buf, o->rpc_req);
 			if (!wl_recv_all(fd, buf, o->rpc_resp))
 				wl_die(1, "server closed after %u responses", i);
 		}
+		if (o->reset_opts)
+			wl_reset_opts(fd);
 		shutdown(fd, SHUT_WR);
 		printf("rpc %u\n", o->rpc_count);
 	} else {
@@ -273,7 +298,7 @@ static void wl_usage(FILE *f)
 		"                    [--read-delay-us N] [--rcvbuf N] [SOCKET OPTIONS]\n"
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
-		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS]\n"
+		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--reset-opts]\n"
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N]\n");
 }
@@ -295,6 +320,7 @@ int main(int argc, char **argv)
 		{ "keepalive", required_argument, NULL, 'K' },
 		{ "user-timeout", required_argument, NULL, 'U' },
 		{ "notsent-lowat", required_argument, NULL, 'L' },
+		{ "reset-opts", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -366,6 +392,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			o.notsent_lowat = wl_num("--notsent-lowat", optarg);
+			break;
+		case 'O':
+			o.reset_opts = 1;
 			break;
 		case 'R':
 			if (server ? sscanf(optarg, "%zu:%zu", &req, &resp) != 2 :

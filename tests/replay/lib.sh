@@ -48,21 +48,36 @@ tcpwl_pair() {
 	wait $srv
 }
 
-# The header sequence of one host's egress: no times, TTLs or checksums.
-# After the host's FIN, a segment with IP ID 0 comes from the time-wait
-# mini-socket that took over from the socket (tcp_time_wait()): deter
-# records the socket, not that one, and its TS value is the wall clock
-# of the moment it answers, so it is left out (every other field stays).
-hdrseq() {
-	tcpdump -r "$1" -nn -S -v -t 2>/dev/null |
+# hdrseq_tt PCAP [FILTER]: the header sequence of a capture, no TTLs or
+# checksums, each packet's time (tcpdump -tt) first. After the host's
+# FIN, a segment with IP ID 0 comes from the time-wait mini-socket that
+# took over from the socket (tcp_time_wait()): deter records the socket,
+# not that one, and its TS value is the wall clock of the moment it
+# answers, so it is left out (every other field stays).
+hdrseq_tt() {
+	tcpdump -r "$1" -nn -S -v -tt ${2:+"$2"} 2>/dev/null |
 		paste -d ' ' - - |
 		sed -e 's/ttl [0-9]*, //; s/, cksum 0x[0-9a-f]* ([a-z]*)//g' \
 		    -e 's/ (correct)//g; s/proto TCP (6), //' \
 		    -e 's/, cksum 0x[0-9a-f]* (incorrect -> 0x[0-9a-f]*)//g' |
 		awk '/Flags \[F/ { fin = 1 }
-		     fin && /^IP \(tos 0x[0-9a-f]*, id 0,/ {
+		     fin && /^[0-9.]* IP \(tos 0x[0-9a-f]*, id 0,/ {
 			sub(/TS val [0-9]*/, "TS val (time-wait)") }
 		     { print }'
+}
+
+# hdrseq PCAP: the header sequence alone (no times).
+hdrseq() {
+	hdrseq_tt "$1" | cut -d ' ' -f 2-
+}
+
+# hdrseq_split PCAP OUT [FILTER]: the header sequence into OUT, the
+# times into OUT.t, in one read of PCAP.
+hdrseq_split() {
+	hdrseq_tt "$1" "${3:-}" > "$2.tt"
+	cut -d ' ' -f 2- "$2.tt" > "$2"
+	cut -d ' ' -f 1 "$2.tt" > "$2.t"
+	rm -f "$2.tt"
 }
 
 # log_id LOCAL REMOTE: the id of the log whose endpoints match LOCAL and
@@ -78,14 +93,13 @@ a_log_id() {
 }
 
 # egress_diff OUT H TRUTH: host H's egress in the replay capture
-# OUT/r-H.pcap against the header sequence TRUTH, into OUT/H.diff;
-# status 0 when identical.
+# OUT/r-H.pcap against the header sequence TRUTH, into OUT/H.diff (and
+# its times into OUT/H.replay.t); status 0 when identical.
 egress_diff() {
 	local out=$1 h=$2 ip=$A_IP
 
 	[ "$h" = b ] && ip=$B_IP
-	tcpdump -r "$out/r-$h.pcap" -w "$out/$h.egress.pcap" "src host $ip" 2>/dev/null
-	hdrseq "$out/$h.egress.pcap" > "$out/$h.replay"
+	hdrseq_split "$out/r-$h.pcap" "$out/$h.replay" "src host $ip"
 	diff "$3" "$out/$h.replay" > "$out/$h.diff"
 }
 
@@ -96,7 +110,12 @@ scenario_record() {
 
 	"$DETER" record -o "$LOGS" --port 5201 2> "$TB_TMP/record.err" &
 	rec=$!
-	sleep 1
+	# Armed once it says where it records.
+	for _ in $(seq 100); do
+		grep -q "recording into" "$TB_TMP/record.err" && break
+		kill -0 $rec 2>/dev/null || break
+		sleep 0.1
+	done
 	capture_start "$A" a0 a0 "tcp port 5201 and src host $A_IP" || return 1
 	capture_start "$B" b0 b0 "tcp port 5201 and src host $B_IP" || return 1
 	workload
@@ -114,15 +133,15 @@ scenario_record() {
 	check_err $? "a log is incomplete: $(cat "$TB_TMP/record.err")"
 	log_test $CHECK_RC "$name: recorded (log ${ID:-none})"
 	[ $CHECK_RC -eq 0 ] || return 1
-	hdrseq "$TB_TMP/a0.pcap" > "$TB_TMP/a.truth"
-	hdrseq "$TB_TMP/b0.pcap" > "$TB_TMP/b.truth"
+	hdrseq_split "$TB_TMP/a0.pcap" "$TB_TMP/a.truth"
+	hdrseq_split "$TB_TMP/b0.pcap" "$TB_TMP/b.truth"
 }
 
 # sendtime_err ORIG REPLAY: max and p99 |time difference| in us between
-# the packets of two captures with identical header sequences, in order.
+# two lists of packet times (hdrseq_split's OUT.t) of identical header
+# sequences, in order.
 sendtime_err() {
-	paste -d ' ' <(tcpdump -r "$1" -tt -nn 2>/dev/null | cut -d ' ' -f 1) \
-		     <(tcpdump -r "$2" -tt -nn 2>/dev/null | cut -d ' ' -f 1) |
+	paste -d ' ' "$1" "$2" |
 	awk '{ d = ($1 - $2) * 1e6; if (d < 0) d = -d; print d }' | sort -n |
 	awk '{ v[NR] = $1 } END { if (!NR) { print "- -"; exit }
 		i = int(NR * 0.99); if (i < 1) i = 1
@@ -149,7 +168,7 @@ scenario_replay() {
 		egress_diff "$out" "$h" "$TB_TMP/$h.truth"
 		check_err $? "host $h: original (<) vs replay (>) differ from line $(sed -n '1s/^\([0-9]*\).*/\1/p' "$out/$h.diff"): $(sed -n 2,3p "$out/$h.diff" | cut -c1-300)"
 		if [ ! -s "$out/$h.diff" ]; then
-			e=$(sendtime_err "$TB_TMP/${h}0.pcap" "$out/$h.egress.pcap" | tr ' ' /)
+			e=$(sendtime_err "$TB_TMP/$h.truth.t" "$out/$h.replay.t" | tr ' ' /)
 			if [ "$h" = a ]; then err_a=$e; else err_b=$e; fi
 		fi
 	done

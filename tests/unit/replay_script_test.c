@@ -135,6 +135,51 @@ static void test_plan_opts(void)
 	replay_plan_free(&plan);
 }
 
+/*
+ * App lock turns before each call: its own plus those of calls deter
+ * does not replay as such; a call's waits are its own; unknown (0) for
+ * the first call and while another call is under way.
+ */
+static void test_plan_locks(void)
+{
+#define LOCK(s) { .seq = (s), .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP }
+#define CALL(s, c, tid) { .seq = (s), .type = DETER_EV_CALL, .sub = (c), .a = 10, .b = (tid) }
+#define DONE(s, c) { .seq = (s), .type = DETER_EV_CALL_DONE, .sub = (c), .a = 10 }
+	struct rec_ev evs[] = {
+		LOCK(1), CALL(2, DETER_ABI_CALL_SENDMSG, 7), DONE(3, DETER_ABI_CALL_SENDMSG),
+		LOCK(4), LOCK(5), LOCK(6),
+		CALL(7, DETER_ABI_CALL_RECVMSG, 7),
+		LOCK(8),			/* the recv's wait */
+		DONE(9, DETER_ABI_CALL_RECVMSG),
+		LOCK(10), CALL(11, DETER_ABI_CALL_RECVMSG, 7),
+		LOCK(12), CALL(13, DETER_ABI_CALL_SENDMSG, 8),	/* 7's recv under way */
+		DONE(14, DETER_ABI_CALL_SENDMSG),
+		LOCK(15), DONE(16, DETER_ABI_CALL_RECVMSG),
+		LOCK(17), LOCK(18), CALL(19, DETER_ABI_CALL_SHUTDOWN, 7),
+		LOCK(20), CALL(21, DETER_ABI_CALL_CLOSE, 7),
+	};
+#undef LOCK
+#undef CALL
+#undef DONE
+	struct rec_log log = { .evs = evs, .nevs = ARRAY_SIZE(evs) };
+	const struct replay_call *c, *d;
+	struct replay_plan plan;
+	char *err = NULL;
+
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.nthreads, 2);
+	c = plan.threads[0].calls;
+	d = plan.threads[1].calls;
+	UNIT_CHECK_EQ(plan.threads[0].ncalls, 5);
+	UNIT_CHECK_EQ(c[0].locks, 0);	/* the first call */
+	UNIT_CHECK_EQ(c[1].locks, 3);	/* two calls not replayed as such */
+	UNIT_CHECK_EQ(c[2].locks, 1);
+	UNIT_CHECK_EQ(d[0].locks, 0);	/* thread 7 was in recv */
+	UNIT_CHECK_EQ(c[3].locks, 2);	/* after 7's recv ended */
+	UNIT_CHECK_EQ(c[4].locks, 1);
+	replay_plan_free(&plan);
+}
+
 static void test_plan_orphan_return(void)
 {
 	struct rec_ev evs[] = {
@@ -214,6 +259,7 @@ int main(void)
 	UNIT_RUN(test_script);
 	UNIT_RUN(test_plan);
 	UNIT_RUN(test_plan_opts);
+	UNIT_RUN(test_plan_locks);
 	UNIT_RUN(test_plan_orphan_return);
 	UNIT_RUN(test_arrivals);
 	UNIT_RUN(test_arrivals_child);
