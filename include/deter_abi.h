@@ -117,8 +117,37 @@ enum deter_cfg {
 	DETER_CFG_NOTSENT_LOWAT, /* TCP_NOTSENT_LOWAT, bytes; 0: the sysctl's */
 	DETER_CFG_RCVLOWAT,	/* SO_RCVLOWAT, bytes (1 by default) */
 	DETER_CFG_LINGER,	/* SO_LINGER: on | seconds << 1 */
-	DETER_CFG_MAX,
+	DETER_CFG_CC,		/* TCP_CONGESTION the app set: DETER_CC_PACK() */
+	DETER_CFG_TCP,		/* another option: DETER_TCPOPT_PACK() */
+	DETER_CFG_MAX,		/* at most 16: the sub is 4 bits in a log */
 };
+
+/*
+ * DETER_CFG_CC: the congestion control's name, its first 8 bytes (NUL
+ * padded), byte i at bits 8i; logged when the application chose it
+ * (icsk_ca_setsockopt), not when TCP or a route did, and only names one
+ * can ask for (dctcp's fallback "dctcp-reno" is not).
+ */
+#define DETER_CC_BYTES		8
+
+/*
+ * DETER_CFG_TCP: options only the application changes, one per event:
+ * enum deter_tcpopt << 48 | value.
+ */
+enum deter_tcpopt {
+	DETER_TCPOPT_THIN_LTO,		/* TCP_THIN_LINEAR_TIMEOUTS, 0 or 1 */
+	DETER_TCPOPT_SYNCNT,		/* TCP_SYNCNT, 0: the sysctl's */
+	DETER_TCPOPT_LINGER2,		/* TCP_LINGER2, s (s32), -1 or 0: see tcp(7) */
+	DETER_TCPOPT_TX_DELAY,		/* TCP_TX_DELAY, us */
+	DETER_TCPOPT_MAX_PACING_RATE,	/* SO_MAX_PACING_RATE, B/s; RATE_MAX: none */
+	DETER_TCPOPT_MAX,
+};
+
+#define DETER_TCPOPT_VAL_MASK	((1ULL << 48) - 1)
+#define DETER_TCPOPT_RATE_MAX	DETER_TCPOPT_VAL_MASK
+#define DETER_TCPOPT_PACK(id, v) ((__u64)(id) << 48 | ((__u64)(v) & DETER_TCPOPT_VAL_MASK))
+#define DETER_TCPOPT_ID(a)	((unsigned int)((a) >> 48))
+#define DETER_TCPOPT_VAL(a)	((a) & DETER_TCPOPT_VAL_MASK)
 
 /*
  * DETER_CFG_KEEPALIVE: SOCK_KEEPOPEN, TCP_KEEPCNT, TCP_KEEPINTVL and

@@ -153,6 +153,7 @@ static void deter_conn_attach(struct sock *sk)
 	ds->sk = sk;
 	ds->conn = atomic64_inc_return(&deter_conn_next_id);
 	ds->cfg[DETER_CFG_RCVLOWAT] = 1;	/* sock_init_data()'s */
+	ds->tcpopt[DETER_TCPOPT_MAX_PACING_RATE] = DETER_TCPOPT_RATE_MAX;
 	spin_lock_init(&ds->tx_lock);
 	sock_hold(sk);
 	spin_lock_bh(&deter_conn_lock);

@@ -66,6 +66,7 @@ struct deter_sock {
 
 	/* configuration last recorded, under the socket lock */
 	u64 cfg[DETER_CFG_MAX];		/* by enum deter_cfg (SYSCTL: unused) */
+	u64 tcpopt[DETER_TCPOPT_MAX];	/* CFG_TCP's, by enum deter_tcpopt */
 
 	/* kernel values last recorded */
 	bool jif_primed;		/* jif_last is set */

@@ -671,6 +671,17 @@ static u64 deter_rec_linger(const struct sock *sk)
 	return sock_flag(sk, SOCK_LINGER) | min_t(u64, secs, U32_MAX) << 1;
 }
 
+/* A congestion control's name as DETER_CFG_CC has it. */
+static u64 deter_rec_cc(const char *name)
+{
+	u64 v = 0;
+	int i;
+
+	for (i = 0; i < DETER_CC_BYTES && name[i]; i++)
+		v |= (u64)(u8)name[i] << (8 * i);
+	return v;
+}
+
 /*
  * Record socket configuration that changed since the last socket call:
  * what setsockopt() sets and TCP reads, not what TCP tunes itself
@@ -699,15 +710,40 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 		[DETER_CFG_RCVLOWAT] = READ_ONCE(sk->sk_rcvlowat),
 		[DETER_CFG_LINGER] = deter_rec_linger(sk),
 	};
+	unsigned long rate = READ_ONCE(sk->sk_max_pacing_rate);
+	int linger2 = READ_ONCE(tp->linger2);
+	u64 opt[DETER_TCPOPT_MAX] = {
+		[DETER_TCPOPT_THIN_LTO] = tp->thin_lto,
+		[DETER_TCPOPT_SYNCNT] = READ_ONCE(icsk->icsk_syn_retries),
+		[DETER_TCPOPT_LINGER2] = (u32)(linger2 < 0 ? -1 : linger2 / HZ),
+		[DETER_TCPOPT_TX_DELAY] = READ_ONCE(tp->tcp_tx_delay),
+		[DETER_TCPOPT_MAX_PACING_RATE] = min_t(u64, rate, DETER_TCPOPT_RATE_MAX),
+	};
 	unsigned int i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(ds->cfg) != DETER_CFG_MAX);
+	BUILD_BUG_ON(DETER_CFG_MAX > 16);
+	/*
+	 * The application's choice only, by a name it can ask for: dctcp
+	 * without ECN falls back to an unregistered "dctcp-reno" (key 0).
+	 */
+	if (icsk->icsk_ca_setsockopt && icsk->icsk_ca_ops && icsk->icsk_ca_ops->key)
+		now[DETER_CFG_CC] = deter_rec_cc(icsk->icsk_ca_ops->name);
+	else
+		now[DETER_CFG_CC] = ds->cfg[DETER_CFG_CC];
 	for (i = 0; i < DETER_CFG_MAX; i++) {
 		/* The namespace's, logged at the connection's start. */
-		if (i == DETER_CFG_SYSCTL || ds->cfg[i] == now[i])
+		if (i == DETER_CFG_SYSCTL || i == DETER_CFG_TCP || ds->cfg[i] == now[i])
 			continue;
 		ds->cfg[i] = now[i];
 		deter_rec_emit(ds, DETER_EV_CONFIG, i, now[i], 0, 0);
+	}
+	for (i = 0; i < DETER_TCPOPT_MAX; i++) {
+		if (ds->tcpopt[i] == opt[i])
+			continue;
+		ds->tcpopt[i] = opt[i];
+		deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_TCP,
+			       DETER_TCPOPT_PACK(i, opt[i]), 0, 0);
 	}
 }
 

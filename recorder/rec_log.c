@@ -60,6 +60,47 @@ enum {
 	REC_LOG_MAX_EVENTS = 1 << 28,
 };
 
+/* enum deter_tcpopt's names, as setsockopt() knows them. */
+const char *const rec_tcpopts[DETER_TCPOPT_MAX] = {
+	[DETER_TCPOPT_THIN_LTO] = "thin_linear_timeouts",
+	[DETER_TCPOPT_SYNCNT] = "syncnt",
+	[DETER_TCPOPT_LINGER2] = "linger2_s",
+	[DETER_TCPOPT_TX_DELAY] = "tx_delay_us",
+	[DETER_TCPOPT_MAX_PACING_RATE] = "max_pacing_rate",
+};
+
+/**
+ * rec_tcpopt_value() - a DETER_CFG_TCP event's value, in the option's units
+ * @a: the event's value
+ *
+ * Return: the value; TCP_LINGER2's sign-extended, SO_MAX_PACING_RATE's
+ * "none" as UINT64_MAX (cast).
+ */
+long long rec_tcpopt_value(uint64_t a)
+{
+	uint64_t v = DETER_TCPOPT_VAL(a);
+
+	if (DETER_TCPOPT_ID(a) == DETER_TCPOPT_LINGER2)
+		return (int32_t)v;
+	if (DETER_TCPOPT_ID(a) == DETER_TCPOPT_MAX_PACING_RATE && v == DETER_TCPOPT_RATE_MAX)
+		return (long long)UINT64_MAX;
+	return v;
+}
+
+/**
+ * rec_cc_name() - a DETER_CFG_CC event's congestion control name
+ * @a: the event's value
+ * @name: filled, NUL-terminated (its first DETER_CC_BYTES bytes)
+ */
+void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1])
+{
+	int i;
+
+	for (i = 0; i < DETER_CC_BYTES; i++)
+		name[i] = (char)(a >> (8 * i));
+	name[DETER_CC_BYTES] = '\0';
+}
+
 /* enum deter_sysctl's names under net.ipv4, vector element, signedness. */
 const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX] = {
 	[DETER_SYSCTL_TCP_ECN] = { "tcp_ecn", .elem = -1 },
@@ -474,6 +515,11 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			if (e.sub == DETER_CFG_SYSCTL && e.a >> 32 >= DETER_SYSCTL_MAX) {
 				rec_err(err, "body+%zu: unknown sysctl %llu", at,
 					(unsigned long long)(e.a >> 32));
+				goto fail;
+			}
+			if (e.sub == DETER_CFG_TCP && DETER_TCPOPT_ID(e.a) >= DETER_TCPOPT_MAX) {
+				rec_err(err, "body+%zu: unknown TCP option %u", at,
+					DETER_TCPOPT_ID(e.a));
 				goto fail;
 			}
 			break;

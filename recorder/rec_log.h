@@ -41,6 +41,9 @@ struct rec_sysctl {
 };
 
 extern const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX];
+extern const char *const rec_tcpopts[DETER_TCPOPT_MAX];
+long long rec_tcpopt_value(uint64_t a);
+void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1]);
 
 static inline long long rec_sysctl_value(uint64_t a)
 {

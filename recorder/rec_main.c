@@ -496,7 +496,7 @@ static const char *const rec_net_names[DETER_NET_MAX] = {
 static const char *const rec_cfg_names[DETER_CFG_MAX] = {
 	"sndbuf", "rcvbuf", "nodelay", "user_mss", "offload",
 	"userlocks", "sysctl", "tos", "ttl", "keepalive", "user_timeout_ms",
-	"notsent_lowat", "rcvlowat", "linger",
+	"notsent_lowat", "rcvlowat", "linger", "congestion", "tcp",
 };
 
 static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
@@ -584,6 +584,34 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			printf(json ? "\"net.ipv4.%s%s\",\"value\":%lld}\n" :
 				      "config     sysctl net.ipv4.%s%s = %lld\n",
 			       sc->name, elem, rec_sysctl_value(e->a));
+			break;
+		}
+		if (e->sub == DETER_CFG_CC) {
+			char cc[DETER_CC_BYTES + 1];
+
+			rec_cc_name(e->a, cc);
+			if (json)
+				printf("\"event\":\"config\",\"field\":\"congestion\",");
+			printf(json ? "\"value\":\"%s\"}\n" : "config     congestion = %s\n", cc);
+			break;
+		}
+		if (e->sub == DETER_CFG_TCP) {
+			const char *name = rec_tcpopts[DETER_TCPOPT_ID(e->a)];
+			long long v = rec_tcpopt_value(e->a);
+
+			int none = DETER_TCPOPT_ID(e->a) == DETER_TCPOPT_MAX_PACING_RATE &&
+				   (uint64_t)v == UINT64_MAX;
+
+			if (json && none)
+				printf("\"event\":\"config\",\"field\":\"%s\",\"value\":null}\n",
+				       name);
+			else if (json)
+				printf("\"event\":\"config\",\"field\":\"%s\",\"value\":%lld}\n",
+				       name, v);
+			else if (none)
+				printf("config     %s = none\n", name);
+			else
+				printf("config     %s = %lld\n", name, v);
 			break;
 		}
 		if (e->sub == DETER_CFG_OFFLOAD && !json) {

@@ -130,11 +130,70 @@ static int replay_gen_setint(struct replay_gen_ctx *ctx, int fd, int level, int 
 }
 
 /*
+ * TCP_CONGESTION, by the name's first DETER_CC_BYTES bytes: a longer
+ * name is the one the kernel offers that starts with them.
+ */
+static int replay_gen_cc(struct replay_gen_ctx *ctx, int fd, uint64_t v, uint32_t seq)
+{
+	char name[DETER_CC_BYTES + 1], avail[512], *tok, *save;
+	const char *use;
+	FILE *f;
+
+	rec_cc_name(v, name);
+	use = name;
+	f = strlen(name) == DETER_CC_BYTES ?
+	    fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r") : NULL;
+	if (f) {
+		if (fgets(avail, sizeof(avail), f))
+			for (tok = strtok_r(avail, "\n ", &save); tok;
+			     tok = strtok_r(NULL, "\n ", &save))
+				if (!strncmp(tok, name, DETER_CC_BYTES)) {
+					use = tok;
+					break;
+				}
+		fclose(f);
+	}
+	return replay_gen_setopt(ctx, fd, IPPROTO_TCP, TCP_CONGESTION, use, strlen(use),
+				 "TCP_CONGESTION", seq);
+}
+
+/* One DETER_CFG_TCP option; TCP_THIN_LINEAR_TIMEOUTS and TCP_TX_DELAY lock. */
+static int replay_gen_tcpopt(struct replay_gen_ctx *ctx, int fd, uint64_t v,
+			     uint32_t seq, uint32_t *locks)
+{
+	long long val = rec_tcpopt_value(v);
+	uint64_t rate = val;
+
+	switch (DETER_TCPOPT_ID(v)) {
+	case DETER_TCPOPT_THIN_LTO:
+		(*locks)++;
+		return replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, val,
+					 "TCP_THIN_LINEAR_TIMEOUTS", seq);
+	case DETER_TCPOPT_SYNCNT:
+		/* 0 is the sysctl's: setsockopt() cannot ask for it. */
+		return val ? replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_SYNCNT, val,
+					       "TCP_SYNCNT", seq) : 0;
+	case DETER_TCPOPT_LINGER2:
+		return replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_LINGER2, val,
+					 "TCP_LINGER2", seq);
+	case DETER_TCPOPT_TX_DELAY:
+		(*locks)++;
+		return replay_gen_setint(ctx, fd, IPPROTO_TCP, TCP_TX_DELAY, val,
+					 "TCP_TX_DELAY", seq);
+	case DETER_TCPOPT_MAX_PACING_RATE:
+		return replay_gen_setopt(ctx, fd, SOL_SOCKET, SO_MAX_PACING_RATE, &rate,
+					 sizeof(rate), "SO_MAX_PACING_RATE", seq);
+	}
+	return 0;
+}
+
+/*
  * Set option @o on @fd, as the application must have: only what changed
  * from ctx->opt (a keepalive change may be one of four options). @seq is
  * the call it comes before, 0 before connect() or listen(). *@locks
  * counts the setsockopt()s made that take the socket lock (6.12 sets
- * IP_TTL, TCP_USER_TIMEOUT, TCP_KEEPINTVL and TCP_KEEPCNT without it).
+ * IP_TTL, TCP_USER_TIMEOUT, TCP_KEEPINTVL, TCP_KEEPCNT, TCP_SYNCNT,
+ * TCP_LINGER2 and SO_MAX_PACING_RATE without it).
  */
 static int replay_gen_opt(struct replay_gen_ctx *ctx, int fd,
 			  const struct replay_opt *o, uint32_t seq, uint32_t *locks)
@@ -194,6 +253,10 @@ static int replay_gen_opt(struct replay_gen_ctx *ctx, int fd,
 		lg.l_linger = v >> 1;
 		return LOCKED(replay_gen_setopt(ctx, fd, SOL_SOCKET, SO_LINGER, &lg,
 						sizeof(lg), "SO_LINGER", seq));
+	case DETER_CFG_CC:
+		return LOCKED(replay_gen_cc(ctx, fd, v, seq));
+	case DETER_CFG_TCP:
+		return replay_gen_tcpopt(ctx, fd, v, seq, locks);
 	}
 #undef LOCKED
 	return 0;

@@ -377,6 +377,8 @@ int replay_cfg_is_opt(unsigned int cfg)
 	case DETER_CFG_NOTSENT_LOWAT:
 	case DETER_CFG_RCVLOWAT:
 	case DETER_CFG_LINGER:
+	case DETER_CFG_CC:
+	case DETER_CFG_TCP:
 		return 1;
 	}
 	return 0;

@@ -6,15 +6,17 @@
  *                [--read-delay-us N] [--rcvbuf N] [SOCKET OPTIONS]
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
- *                [SOCKET OPTIONS] [--tos-at K:TOS] [--reset-opts]
+ *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
  *   SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT]
- *                   [--user-timeout MS] [--notsent-lowat N]
+ *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
+ *                   [--linger2 S] [--thin-lto] [--max-pacing-rate BPS]
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
  * Socket options go on the listener (the accepted socket inherits them)
  * and before connect(), except the client's --keepalive, set after
- * connect(), and --tos-at, which sets IP_TOS before request K.
+ * connect(), and --tos-at and --cc-at, which set IP_TOS and
+ * TCP_CONGESTION before request K.
  * --reset-opts sets SO_KEEPALIVE and TCP_NODELAY again, to the values
  * they have, before every request but the first and before shutdown()
  * (as some applications do): calls that take the socket lock and change
@@ -52,6 +54,11 @@ struct wl_opts {
 	int reset_opts;			/* client RPC: redundant setsockopt()s */
 	unsigned int tos_at;		/* client RPC: request to change TOS before */
 	int tos_at_val;			/* ... to this */
+	unsigned int cc_at;		/* client RPC: request to change cc before */
+	char cc_at_name[16];		/* ... to this */
+	int syncnt, linger2;		/* TCP_SYNCNT, TCP_LINGER2; 0 = default */
+	int thin_lto;			/* TCP_THIN_LINEAR_TIMEOUTS */
+	unsigned long long max_pacing;	/* SO_MAX_PACING_RATE, B/s; 0 = default */
 };
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -101,6 +108,16 @@ static void wl_sockopts(int fd, const struct wl_opts *o)
 	if (o->notsent_lowat)
 		wl_setint(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, o->notsent_lowat,
 			  "TCP_NOTSENT_LOWAT");
+	if (o->syncnt)
+		wl_setint(fd, IPPROTO_TCP, TCP_SYNCNT, o->syncnt, "TCP_SYNCNT");
+	if (o->linger2)
+		wl_setint(fd, IPPROTO_TCP, TCP_LINGER2, o->linger2, "TCP_LINGER2");
+	if (o->thin_lto)
+		wl_setint(fd, IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, 1,
+			  "TCP_THIN_LINEAR_TIMEOUTS");
+	if (o->max_pacing &&
+	    setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &o->max_pacing, sizeof(o->max_pacing)))
+		wl_die(1, "SO_MAX_PACING_RATE: %s", strerror(errno));
 }
 
 /* SO_KEEPALIVE and TCP_NODELAY set again to what they are. */
@@ -265,6 +282,10 @@ static int wl_client(const struct wl_opts *o)
 				usleep(o->pause_ms * 1000);
 			if (o->tos_at && i == o->tos_at)
 				wl_setint(fd, IPPROTO_IP, IP_TOS, o->tos_at_val, "IP_TOS");
+			if (o->cc_at && i == o->cc_at &&
+			    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o->cc_at_name,
+				       strlen(o->cc_at_name)))
+				wl_die(1, "TCP_CONGESTION %s: %s", o->cc_at_name, strerror(errno));
 			if (o->reset_opts && i)
 				wl_reset_opts(fd);
 			wl_send_all(fd, buf, o->rpc_req);
@@ -298,9 +319,11 @@ static void wl_usage(FILE *f)
 		"                    [--read-delay-us N] [--rcvbuf N] [SOCKET OPTIONS]\n"
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
-		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--reset-opts]\n"
+		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
+		"                    [--reset-opts]\n"
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
-		"                [--notsent-lowat N]\n");
+		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--thin-lto]\n"
+		"                [--max-pacing-rate BPS]\n");
 }
 
 int main(int argc, char **argv)
@@ -321,6 +344,11 @@ int main(int argc, char **argv)
 		{ "user-timeout", required_argument, NULL, 'U' },
 		{ "notsent-lowat", required_argument, NULL, 'L' },
 		{ "reset-opts", no_argument, NULL, 'O' },
+		{ "cc-at", required_argument, NULL, 'G' },
+		{ "syncnt", required_argument, NULL, 'Y' },
+		{ "linger2", required_argument, NULL, 'I' },
+		{ "thin-lto", no_argument, NULL, 'H' },
+		{ "max-pacing-rate", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -395,6 +423,22 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			o.reset_opts = 1;
+			break;
+		case 'G':
+			if (sscanf(optarg, "%u:%15s", &o.cc_at, o.cc_at_name) != 2 || !o.cc_at)
+				wl_die(2, "--cc-at: '%s' is not K:NAME (K > 0)", optarg);
+			break;
+		case 'Y':
+			o.syncnt = wl_num("--syncnt", optarg);
+			break;
+		case 'I':
+			o.linger2 = wl_num("--linger2", optarg);
+			break;
+		case 'H':
+			o.thin_lto = 1;
+			break;
+		case 'M':
+			o.max_pacing = wl_num("--max-pacing-rate", optarg);
 			break;
 		case 'R':
 			if (server ? sscanf(optarg, "%zu:%zu", &req, &resp) != 2 :

@@ -265,6 +265,51 @@ static void test_sysctl(void)
 	free(log.states);
 }
 
+/* CONFIG CC and TCP: names and values back; an unknown option is refused. */
+static void test_tcpopt(void)
+{
+	struct rec_ev ev[3] = {
+		{ .seq = 1, .type = DETER_EV_CONFIG, .sub = DETER_CFG_CC,
+		  .a = 'h' | 'i' << 8 | (uint64_t)'g' << 16 | (uint64_t)'h' << 24 |
+		       (uint64_t)'s' << 32 | (uint64_t)'p' << 40 | (uint64_t)'e' << 48 |
+		       (uint64_t)'e' << 56 },
+		{ .seq = 2, .type = DETER_EV_CONFIG, .sub = DETER_CFG_TCP,
+		  .a = DETER_TCPOPT_PACK(DETER_TCPOPT_LINGER2, (uint32_t)-1) },
+		{ .seq = 3, .type = DETER_EV_CONFIG, .sub = DETER_CFG_TCP,
+		  .a = DETER_TCPOPT_PACK(DETER_TCPOPT_MAX_PACING_RATE, DETER_TCPOPT_RATE_MAX) },
+	};
+	char name[DETER_CC_BYTES + 1];
+	struct rec_log log = { 0 };
+	char *err = NULL;
+	uint8_t *buf;
+	size_t len;
+
+	UNIT_CHECK(rec_log_encode(ev, 3, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 3, &log, &err) == 0);
+	UNIT_CHECK(log.nevs == 3);
+	if (log.nevs == 3) {
+		rec_cc_name(log.evs[0].a, name);
+		UNIT_CHECK(!strcmp(name, "highspee"));
+		UNIT_CHECK(rec_tcpopt_value(log.evs[1].a) == -1);
+		UNIT_CHECK(!strcmp(rec_tcpopts[DETER_TCPOPT_ID(log.evs[1].a)], "linger2_s"));
+		UNIT_CHECK((uint64_t)rec_tcpopt_value(log.evs[2].a) == UINT64_MAX);
+	}
+	rec_cc_name('r' | 'e' << 8 | 'n' << 16 | 'o' << 24, name);
+	UNIT_CHECK(!strcmp(name, "reno"));
+	free(buf);
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	ev[1].a = DETER_TCPOPT_PACK(DETER_TCPOPT_MAX, 1);
+	UNIT_CHECK(rec_log_encode(ev, 3, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 3, &log, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "unknown TCP option"));
+	free(err);
+	free(buf);
+	free(log.evs);
+	free(log.states);
+}
+
 /*
  * A passive end whose handshake values were lost (DETER_V_MISSING) is
  * whole and closed, yet its log is incomplete, and says why.
@@ -315,5 +360,6 @@ int main(void)
 	UNIT_RUN(test_files);
 	UNIT_RUN(test_missing);
 	UNIT_RUN(test_sysctl);
+	UNIT_RUN(test_tcpopt);
 	return unit_done();
 }
