@@ -814,6 +814,14 @@ static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk,
 			wake_up_all(&rpl->wq);
 			return;
 		}
+		/*
+		 * A softirq that took a segment of the batch moved the
+		 * cursor in tcp_v4_rcv() before it added the segment to the
+		 * backlog, both under the socket's spinlock: once we have
+		 * had that lock the segment is there for the check to see.
+		 */
+		spin_lock_bh(&sk->sk_lock.slock);
+		spin_unlock_bh(&sk->sk_lock.slock);
 	}
 }
 
