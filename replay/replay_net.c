@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,41 +69,37 @@ static const char *replay_net_last_line(char *out)
 
 /*
  * Start @argv in namespace @ns (NULL: this one), its output on *@out and
- * @input (NULL: /dev/null) on its standard input. @input must fit in a
- * pipe: it is written before the caller reads the output.
+ * @input (NULL: /dev/null) on its standard input, from a memory file: no
+ * pipe to fill or to break (SIGPIPE) if it exits without reading.
  */
 static pid_t replay_net_spawn(const char *ns, char *const argv[], const char *input,
 			      int *out)
 {
-	int pfd[2], ifd[2] = { -1, -1 }, nul;
+	int pfd[2], in = -1;
+	size_t len = input ? strlen(input) : 0;
 	char *err = NULL;
 	pid_t pid;
 
-	if (pipe2(pfd, O_CLOEXEC))
-		return -1;
-	if (input && pipe2(ifd, O_CLOEXEC)) {
-		close(pfd[0]);
-		close(pfd[1]);
+	if (input) {
+		in = memfd_create("deter-input", MFD_CLOEXEC);
+		if (in < 0 || write(in, input, len) != (ssize_t)len ||
+		    lseek(in, 0, SEEK_SET)) {
+			if (in >= 0)
+				close(in);
+			return -1;
+		}
+	} else {
+		in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	if (pipe2(pfd, O_CLOEXEC)) {
+		if (in >= 0)
+			close(in);
 		return -1;
 	}
 	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		if (input) {
-			close(ifd[0]);
-			close(ifd[1]);
-		}
-		return -1;
-	}
 	if (!pid) {
-		if (input) {
-			dup2(ifd[0], 0);
-		} else {
-			nul = open("/dev/null", O_RDONLY);
-			if (nul >= 0)
-				dup2(nul, 0);
-		}
+		if (in >= 0)
+			dup2(in, 0);
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
 		signal(SIGINT, SIG_DFL);
@@ -116,13 +113,12 @@ static pid_t replay_net_spawn(const char *ns, char *const argv[], const char *in
 		dprintf(2, "%s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	if (in >= 0)
+		close(in);
 	close(pfd[1]);
-	if (input) {
-		close(ifd[0]);
-		/* A short write: it exited early, its status and output say why. */
-		if (write(ifd[1], input, strlen(input)) < 0)
-			errno = 0;
-		close(ifd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return -1;
 	}
 	*out = pfd[0];
 	return pid;

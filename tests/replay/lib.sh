@@ -55,8 +55,14 @@ tcpwl_pair() {
 # not that one, and its TS value is the wall clock of the moment it
 # answers, so it is left out (every other field stays).
 hdrseq_tt() {
+	hdrseq_read "$1" "${2:-}" "$HDRSEQ_AWK"'{ print }'
+}
+
+# hdrseq_read PCAP FILTER AWK-ARGS...: one line per packet of PCAP
+# (tcpdump -v's two joined), handed to awk with AWK-ARGS.
+hdrseq_read() {
 	tcpdump -r "$1" -nn -S -v -tt ${2:+"$2"} 2>/dev/null |
-		paste -d ' ' - - | awk "$HDRSEQ_AWK"'{ print }'
+		paste -d ' ' - - | awk "${@:3}"
 }
 
 # The filter behind hdrseq_tt: one awk (each exec is slow in the VM).
@@ -78,9 +84,7 @@ hdrseq() {
 # hdrseq_split PCAP OUT [FILTER]: the header sequence into OUT, the
 # times into OUT.t, in one read of PCAP.
 hdrseq_split() {
-	tcpdump -r "$1" -nn -S -v -tt ${3:+"$3"} 2>/dev/null |
-		paste -d ' ' - - |
-		awk -v hdr="$2" -v times="$2.t" "$HDRSEQ_AWK"'
+	hdrseq_read "$1" "${3:-}" -v hdr="$2" -v times="$2.t" "$HDRSEQ_AWK"'
 		{ i = index($0, " ")
 		  print substr($0, i + 1) > hdr
 		  print substr($0, 1, i - 1) > times }'
