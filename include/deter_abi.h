@@ -16,10 +16,12 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 3,
+	DETER_ABI_VERSION = 4,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
-	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED), nothing else differs.
+	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
+	 * body in one stream with every record's sequence delta, 4 in
+	 * streams by kind (recorder/rec_log.c). Events are the same.
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };

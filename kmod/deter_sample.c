@@ -13,11 +13,12 @@
  *
  * The sampler keeps the intersection [lo, hi] of these intervals over all
  * packets since s. A new packet p whose interval misses [lo, hi] closes
- * the sample with the middle of [lo, hi] and starts a new one at p:
+ * the sample with a gap from the middle of [lo, hi] and starts a new one
+ * at p:
  *
  *      packet p --> interval(p) ∩ [lo, hi] != {} --yes--> narrow [lo, hi]
  *                                 |
- *                                 no --> emit (s, mid(lo, hi)); s = p;
+ *                                 no --> emit (s, gap(lo, hi)); s = p;
  *                                        [lo, hi] = [0, inf)
  *
  * Gaps are Q10 fixed point, with lo rounded up and hi rounded down, so
@@ -30,6 +31,7 @@
  * no allocation, no locking.
  */
 #include <kunit/visibility.h>
+#include <linux/bitops.h>
 #include <linux/export.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
@@ -57,6 +59,23 @@ static void deter_sampler_restart(struct deter_sampler *s, u64 idx, u64 ns)
 	s->primed = true;
 }
 
+/*
+ * The gap to record: any in [lo, hi] keeps every packet within the
+ * threshold. Take the middle half around the midpoint, so that errors
+ * stay within 3/4 of what the threshold allows, and in it the value with
+ * the most trailing zero bits: the log stores gaps without them, so a
+ * round gap costs 1-2 bytes instead of 4-5.
+ */
+static u64 deter_sampler_gap(u64 lo, u64 hi)
+{
+	u64 q = (hi - lo) / 4, a = lo + q, b = hi - q;
+
+	if (a == b)
+		return a;
+	/* a and b agree above their highest differing bit, which b has. */
+	return b & ~((1ULL << (fls64(a ^ b) - 1)) - 1);
+}
+
 static void deter_sampler_emit(const struct deter_sampler *s,
 			       struct deter_sample *out)
 {
@@ -64,7 +83,7 @@ static void deter_sampler_emit(const struct deter_sampler *s,
 	out->ns = s->s_ns;
 	/* A lone packet has no gap to speak of. */
 	out->gap_q10 = s->hi_q10 == U64_MAX ? s->lo_q10 :
-		       s->lo_q10 + (s->hi_q10 - s->lo_q10) / 2;
+		       deter_sampler_gap(s->lo_q10, s->hi_q10);
 }
 
 /**

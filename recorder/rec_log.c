@@ -3,28 +3,40 @@
  * Connection logs: encode a connection's events compactly, decode strictly.
  *
  * A log is a struct deter_log_header followed by one zstd frame. Inside,
- * each record is a tag byte (event type << 4 | sub), the sequence-number
- * delta as a varint, and a type-specific payload of varints, most of them
- * deltas against what the decoder can predict:
+ * each record is a tag byte (event type << 4 | sub) and a type-specific
+ * payload of varints, most of them deltas against what the decoder can
+ * predict:
  *
  *   LOCK       a (DETER_LOCK_F_* bits; BACKLOG: the owner's check)
  *   RX         zigzag(idx - expected idx), flags byte, segs
  *              (expected idx = previous RX's idx + its segs)
  *   NET        zigzag(idx - last RX idx), count
  *   CALL       bytes, flags << 32 | tid      -- or CALLREF: dictionary index
- *   CALL_DONE  zigzag(ret)
- *   SAMPLE     idx - previous sample idx, zigzag(ns delta), gap_q10
+ *   CALL_DONE  zigzag(ret - the last same CALL's bytes): 0 when all done
+ *   SAMPLE     idx - previous sample idx, zigzag(ns delta), gap (m << 6 | tz
+ *              for m << tz: deter.ko picks round gaps)
  *   CONFIG     value
  *   VALUE      a (deltas for the clocks, as deter.ko emits them)
  *   STATE      DETER_ST_MAX x zigzag(value - previous state's value)
  *   RUN        n: the previous LOCK or RX repeats n more times, each with
  *              sequence + 1 (and, for RX, the expected idx)
+ *   SEQGAP     g: the next record's sequence number is the last + g + 2
+ *              (otherwise it is the last + 1)
+ *
+ * The body is RS_MAX streams, their lengths (varints) first: the tags in
+ * one, run lengths and sequence gaps in another, each kind's fields in
+ * their own (enum rec_stream). The stream of tags repeats the same few
+ * patterns and compresses to a few percent; what remains is the clock
+ * and send-time noise, in streams of their own.
  *
  * Runs make the common case, a stream of in-order segments received in
  * softirq or a burst of lock acquisitions by one context, cost bytes per
  * run instead of per event (DETER §4: run-length lock owners). Socket
  * calls repeat (fixed-size application I/O), so the last 64 distinct
  * (bytes, flags, tid) triples form a dictionary (DETER: call patterns).
+ *
+ * Formats 2 and 3 (still read) have one stream, a sequence delta after
+ * every tag, CALL_DONE as zigzag(ret) and the gap as is.
  *
  * Decoding is strict: every varint is bounded, every field range-checked,
  * the event count must match the header; an error names file and offset
@@ -52,12 +64,27 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 enum {
 	REC_LOG_RUN = 0,		/* tag type: repeat previous */
+	REC_LOG_SEQGAP = 14,		/* tag type: the next record's seq skips */
 	REC_LOG_CALLREF = 15,		/* tag type: CALL from dictionary */
 	REC_LOG_DICT = 64,		/* dictionary entries */
-	/* zstd level: 3 is the library default, fast enough for a recorder. */
-	REC_LOG_ZSTD_LEVEL = 3,
+	/* zstd level: 9 compresses a 100 kB body in ~2 ms, 7 % smaller than 3. */
+	REC_LOG_ZSTD_LEVEL = 9,
 	/* No log may claim more events than this (a 32-bit seq space). */
 	REC_LOG_MAX_EVENTS = 1 << 28,
+};
+
+/* Format 4's streams: a record's tag, and its fields by kind. */
+enum rec_stream {
+	RS_TAG,		/* tag bytes, one per record */
+	RS_MISC,	/* run lengths, sequence gaps */
+	RS_LOCK,	/* LOCK */
+	RS_RX,		/* RX, NET */
+	RS_CALL,	/* CALL, CALLREF, CALL_DONE */
+	RS_SAMPLE,	/* SAMPLE */
+	RS_CLOCK,	/* VALUE CLOCK: the one stream of noise */
+	RS_VALUE,	/* other VALUEs, CONFIG */
+	RS_STATE,	/* STATE */
+	RS_MAX,
 };
 
 /* enum deter_tcpopt's names, as setsockopt() knows them. */
@@ -231,6 +258,7 @@ struct rec_log_ctx {
 	uint64_t rx_expect;		/* expected idx of the next RX */
 	uint64_t rx_last;		/* idx of the last RX */
 	uint64_t smp_idx, smp_ns;	/* last SAMPLE */
+	uint64_t call_bytes[DETER_ABI_CALL_MAX]; /* last CALL's bytes, per call */
 	struct rec_state state;		/* last STATE's values */
 	uint64_t dict[REC_LOG_DICT][2];	/* CALL (a, b) dictionary */
 	unsigned int ndict, dict_next;
@@ -266,6 +294,10 @@ static void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 		c->rx_last = e->a;
 		c->rx_expect = e->a + e->c;
 		break;
+	case DETER_EV_CALL:
+		if (e->sub < DETER_ABI_CALL_MAX)
+			c->call_bytes[e->sub] = e->a;
+		break;
 	case DETER_EV_SAMPLE:
 		c->smp_idx = e->a;
 		c->smp_ns = e->b;
@@ -290,6 +322,52 @@ static int rec_log_runnable(const struct rec_log_ctx *c, const struct rec_ev *e)
 	return 0;
 }
 
+/*
+ * A sample's gap (format 4) without its trailing zero bits, which deter.ko
+ * makes many of: m << 6 | tz for gap m << tz.
+ */
+static uint64_t rec_gap_pack(uint64_t gap)
+{
+	unsigned int tz = gap ? __builtin_ctzll(gap) : 0;
+
+	return (gap >> tz) << 6 | tz;
+}
+
+static int rec_gap_unpack(uint64_t v, uint64_t *gap)
+{
+	unsigned int tz = v & 63;
+
+	if (v >> 6 > UINT64_MAX >> tz)
+		return -1;
+	*gap = v >> 6 << tz;
+	return 0;
+}
+
+/* The stream (format 4) each record kind's fields go to. */
+static enum rec_stream rec_log_stream(unsigned int type, unsigned int sub)
+{
+	switch (type) {
+	case DETER_EV_LOCK:
+		return RS_LOCK;
+	case DETER_EV_RX:
+	case DETER_EV_NET:
+		return RS_RX;
+	case DETER_EV_CALL:
+	case DETER_EV_CALL_DONE:
+	case REC_LOG_CALLREF:
+		return RS_CALL;
+	case DETER_EV_SAMPLE:
+		return RS_SAMPLE;
+	case DETER_EV_VALUE:
+		return sub == DETER_V_CLOCK ? RS_CLOCK : RS_VALUE;
+	case DETER_EV_CONFIG:
+		return RS_VALUE;
+	case DETER_EV_STATE:
+		return RS_STATE;
+	}
+	return RS_MISC;
+}
+
 /**
  * rec_log_encode() - encode events into a log body (before compression)
  * @evs: events sorted by sequence number
@@ -306,7 +384,7 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 		   char **err)
 {
 	struct rec_log_ctx *c = calloc(1, sizeof(*c));
-	struct rec_buf b = { 0 };
+	struct rec_buf bs[RS_MAX] = { 0 }, body = { 0 }, *b;
 	uint64_t run = 0;
 	size_t i;
 	int k, r = 0;
@@ -326,79 +404,99 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 			continue;
 		}
 		if (run) {
-			r |= rec_buf_byte(&b, REC_LOG_RUN << 4);
-			r |= rec_buf_varint(&b, run);
+			r |= rec_buf_byte(&bs[RS_TAG], REC_LOG_RUN << 4);
+			r |= rec_buf_varint(&bs[RS_MISC], run);
 			run = 0;
 		}
 		if (e->sub > 15 || e->type == REC_LOG_RUN ||
 		    e->type > DETER_EV_LAST || e->seq <= c->seq) {
-			free(c);
-			free(b.p);
-			return rec_err(err, "event %zu (seq %u): cannot encode type %u sub %u",
-				       i, e->seq, e->type, e->sub);
+			r = -2;
+			break;
+		}
+		if (e->seq - c->seq > 1) {
+			r |= rec_buf_byte(&bs[RS_TAG], REC_LOG_SEQGAP << 4);
+			r |= rec_buf_varint(&bs[RS_MISC], e->seq - c->seq - 2);
 		}
 		k = e->type == DETER_EV_CALL ? rec_log_dict_find(c, e->a, e->b) : -1;
-		r |= rec_buf_byte(&b, (k >= 0 ? REC_LOG_CALLREF : e->type) << 4 | e->sub);
-		r |= rec_buf_varint(&b, e->seq - c->seq);
+		r |= rec_buf_byte(&bs[RS_TAG], (k >= 0 ? REC_LOG_CALLREF : e->type) << 4 | e->sub);
+		b = &bs[rec_log_stream(e->type, e->sub)];
 		switch (e->type) {
 		case DETER_EV_LOCK:
 		case DETER_EV_CONFIG:
 		case DETER_EV_VALUE:
-			r |= rec_buf_varint(&b, e->a);
+			r |= rec_buf_varint(b, e->a);
 			if (e->type == DETER_EV_VALUE && deter_value_has_b(e->sub))
-				r |= rec_buf_varint(&b, e->b);
+				r |= rec_buf_varint(b, e->b);
 			break;
 		case DETER_EV_RX:
-			r |= rec_buf_varint(&b, rec_zigzag_encode(e->a - c->rx_expect));
-			r |= rec_buf_byte(&b, (uint8_t)e->b);
-			r |= rec_buf_varint(&b, e->c);
+			r |= rec_buf_varint(b, rec_zigzag_encode(e->a - c->rx_expect));
+			r |= rec_buf_byte(b, (uint8_t)e->b);
+			r |= rec_buf_varint(b, e->c);
 			break;
 		case DETER_EV_NET:
-			r |= rec_buf_varint(&b, rec_zigzag_encode(e->a - c->rx_last));
-			r |= rec_buf_varint(&b, e->b);
+			r |= rec_buf_varint(b, rec_zigzag_encode(e->a - c->rx_last));
+			r |= rec_buf_varint(b, e->b);
 			break;
 		case DETER_EV_CALL:
 			if (k >= 0) {
-				r |= rec_buf_varint(&b, k);
+				r |= rec_buf_varint(b, k);
 				break;
 			}
-			r |= rec_buf_varint(&b, e->a);
-			r |= rec_buf_varint(&b, e->b);
+			r |= rec_buf_varint(b, e->a);
+			r |= rec_buf_varint(b, e->b);
 			rec_log_dict_add(c, e->a, e->b);
 			break;
 		case DETER_EV_CALL_DONE:
-			r |= rec_buf_varint(&b, rec_zigzag_encode(e->a));
+			/* Mostly all the bytes asked: 0. */
+			r |= rec_buf_varint(b, rec_zigzag_encode(e->a -
+				(e->sub < DETER_ABI_CALL_MAX ? c->call_bytes[e->sub] : 0)));
 			break;
 		case DETER_EV_SAMPLE:
-			r |= rec_buf_varint(&b, e->a - c->smp_idx);
-			r |= rec_buf_varint(&b, rec_zigzag_encode(e->b - c->smp_ns));
-			r |= rec_buf_varint(&b, e->c);
+			r |= rec_buf_varint(b, e->a - c->smp_idx);
+			r |= rec_buf_varint(b, rec_zigzag_encode(e->b - c->smp_ns));
+			r |= rec_buf_varint(b, rec_gap_pack(e->c));
 			break;
 		case DETER_EV_STATE:
 			for (j = 0; j < DETER_ST_MAX; j++)
-				r |= rec_buf_varint(&b,
+				r |= rec_buf_varint(b,
 						    rec_zigzag_encode(st->v[j] - c->state.v[j]));
 			break;
 		}
 		rec_log_ctx_after(c, e, st);
 	}
 	if (run && !r) {
-		r |= rec_buf_byte(&b, REC_LOG_RUN << 4);
-		r |= rec_buf_varint(&b, run);
+		r |= rec_buf_byte(&bs[RS_TAG], REC_LOG_RUN << 4);
+		r |= rec_buf_varint(&bs[RS_MISC], run);
 	}
 	free(c);
+	for (k = 0; k < RS_MAX && !r; k++)
+		r |= rec_buf_varint(&body, bs[k].len);
+	for (k = 0; k < RS_MAX; k++) {
+		if (!r && bs[k].len) {
+			r |= rec_buf_reserve(&body, bs[k].len);
+			if (!r) {
+				memcpy(body.p + body.len, bs[k].p, bs[k].len);
+				body.len += bs[k].len;
+			}
+		}
+		free(bs[k].p);
+	}
 	if (r) {
-		free(b.p);
+		free(body.p);
+		if (r == -2)
+			return rec_err(err, "event %zu (seq %u): cannot encode type %u sub %u",
+				       i, evs[i].seq, evs[i].type, evs[i].sub);
 		return rec_err(err, "out of memory");
 	}
-	*out = b.p;
-	*len = b.len;
+	*out = body.p;
+	*len = body.len;
 	return 0;
 }
 
+/* One stream of a body being decoded; offsets in errors count from the body. */
 struct rec_log_rd {
 	const uint8_t *p;
-	size_t len, off;
+	size_t len, off, base;
 	char **err;
 };
 
@@ -407,9 +505,17 @@ static int rec_log_get(struct rec_log_rd *rd, uint64_t *v, const char *what)
 	size_t used;
 
 	if (rec_varint_get(rd->p + rd->off, rd->len - rd->off, v, &used))
-		return rec_err(rd->err, "body+%zu: %s: %s", rd->off, what,
+		return rec_err(rd->err, "body+%zu: %s: %s", rd->base + rd->off, what,
 			       errno == EMSGSIZE ? "truncated" : "bad varint");
 	rd->off += used;
+	return 0;
+}
+
+static int rec_log_get_byte(struct rec_log_rd *rd, uint64_t *v, const char *what)
+{
+	if (rd->off == rd->len)
+		return rec_err(rd->err, "body+%zu: %s: truncated", rd->base + rd->off, what);
+	*v = rd->p[rd->off++];
 	return 0;
 }
 
@@ -428,40 +534,131 @@ static int rec_log_push(struct rec_log *log, size_t *cap, const struct rec_ev *e
 	return 0;
 }
 
+static void rec_log_stat(struct rec_log *log, unsigned int type, unsigned int sub,
+			 size_t from, size_t to, uint64_t events)
+{
+	struct rec_log_stat *st = &log->stat[type & 15][sub & 15];
+
+	st->records++;
+	st->events += events;
+	st->bytes += to - from;
+}
+
+/*
+ * The readers of a body: format 4's RS_MAX streams, whose lengths lead
+ * the body, or (formats 2 and 3) one stream every field comes from.
+ */
+struct rec_log_dec {
+	struct rec_log_rd rd[RS_MAX];
+	struct rec_log_rd *s[RS_MAX];
+	int nrd;
+};
+
+static int rec_log_dec_init(struct rec_log_dec *d, const uint8_t *buf, size_t len,
+			    unsigned int version, char **err)
+{
+	struct rec_log_rd pre = { .p = buf, .len = len, .err = err };
+	uint64_t sl[RS_MAX];
+	size_t at;
+	int i;
+
+	memset(d, 0, sizeof(*d));
+	if (version < 4) {
+		d->rd[0] = pre;
+		d->nrd = 1;
+		for (i = 0; i < RS_MAX; i++)
+			d->s[i] = &d->rd[0];
+		return 0;
+	}
+	for (i = 0; i < RS_MAX; i++)
+		if (rec_log_get(&pre, &sl[i], "stream length"))
+			return -1;
+	at = pre.off;
+	for (i = 0; i < RS_MAX; i++) {
+		if (sl[i] > len - at)
+			return rec_err(err, "body+%zu: stream %d (%llu bytes) overruns the body",
+				       at, i, (unsigned long long)sl[i]);
+		d->rd[i] = (struct rec_log_rd){ .p = buf + at, .len = sl[i], .base = at,
+						.err = err };
+		d->s[i] = &d->rd[i];
+		at += sl[i];
+	}
+	if (at != len)
+		return rec_err(err, "body+%zu: %zu bytes after the last stream", at, len - at);
+	d->nrd = RS_MAX;
+	return 0;
+}
+
+/* Bytes the readers have consumed, all streams together. */
+static size_t rec_log_dec_used(const struct rec_log_dec *d)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < d->nrd; i++)
+		n += d->rd[i].off;
+	return n;
+}
+
 /**
  * rec_log_decode() - decode a log body
  * @buf: the decompressed body
  * @len: its length
+ * @version: the log's format version (DETER_ABI_VERSION_MIN ... _VERSION)
  * @nevents: events the header promises
  * @log: filled: evs, nevs, states, nstates
  * @err: the error message ("body+N: ...")
  *
  * Return: 0, or -1 with *err set.
  */
-int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
-		   struct rec_log *log, char **err)
+int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
+		   uint32_t nevents, struct rec_log *log, char **err)
 {
-	struct rec_log_rd rd = { .p = buf, .len = len, .err = err };
 	struct rec_log_ctx *c = calloc(1, sizeof(*c));
-	size_t cap = 0, scap = 0, at;
-	uint64_t v, n, i;
+	struct rec_log_dec *d = calloc(1, sizeof(*d));
+	struct rec_log_rd *tag, *rs;
+	size_t cap = 0, scap = 0, at, used;
+	uint64_t v, n, i, gap = 0;
 	struct rec_ev e;
 	unsigned int type, j;
 
-	if (!c)
+	if (!c || !d) {
+		free(c);
+		free(d);
 		return rec_err(err, "out of memory");
-	while (rd.off < rd.len) {
-		at = rd.off;
-		type = buf[rd.off] >> 4;
+	}
+	if (rec_log_dec_init(d, buf, len, version, err))
+		goto fail;
+	log->stat_index = d->nrd > 1 ? d->rd[0].base : 0;
+	tag = d->s[RS_TAG];
+	while (tag->off < tag->len) {
+		at = tag->base + tag->off;
+		used = rec_log_dec_used(d);
+		type = tag->p[tag->off] >> 4;
 		memset(&e, 0, sizeof(e));
-		e.sub = buf[rd.off++] & 0xf;
+		e.sub = tag->p[tag->off++] & 0xf;
+		if (version >= 4 && type == REC_LOG_SEQGAP) {
+			if (gap) {
+				rec_err(err, "body+%zu: two sequence gaps in a row", at);
+				goto fail;
+			}
+			if (rec_log_get(d->s[RS_MISC], &v, "sequence gap"))
+				goto fail;
+			if (v > UINT32_MAX - 2) {
+				rec_err(err, "body+%zu: sequence gap too large", at);
+				goto fail;
+			}
+			gap = v + 1;
+			rec_log_stat(log, REC_LOG_SEQGAP, 0, used, rec_log_dec_used(d), 0);
+			continue;
+		}
 		if (type == REC_LOG_RUN) {
-			if (!c->seq ||
+			if (!c->seq || gap ||
 			    (c->prev.type != DETER_EV_LOCK && c->prev.type != DETER_EV_RX)) {
 				rec_err(err, "body+%zu: run without an event to repeat", at);
 				goto fail;
 			}
-			if (rec_log_get(&rd, &n, "run length"))
+			if (rec_log_get(d->s[RS_MISC], &n, "run length"))
 				goto fail;
 			if (n > nevents - log->nevs) {
 				rec_err(err, "body+%zu: run of %llu exceeds the %u events in the header",
@@ -477,6 +674,8 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 					goto nomem;
 				rec_log_ctx_after(c, &e, NULL);
 			}
+			rec_log_stat(log, REC_LOG_RUN, c->prev.type, used,
+				     rec_log_dec_used(d), n);
 			continue;
 		}
 		if (type > DETER_EV_LAST && type != REC_LOG_CALLREF) {
@@ -489,20 +688,30 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			goto fail;
 		}
 		e.type = type == REC_LOG_CALLREF ? DETER_EV_CALL : type;
-		if (rec_log_get(&rd, &v, "sequence delta"))
+		if (version >= 4) {
+			v = 1 + gap;
+			gap = 0;
+		} else if (rec_log_get(tag, &v, "sequence delta")) {
 			goto fail;
+		}
 		if (!v || v > UINT32_MAX - c->seq) {
 			rec_err(err, "body+%zu: sequence number does not advance", at);
 			goto fail;
 		}
 		e.seq = c->seq + v;
+		if ((e.type == DETER_EV_CALL || e.type == DETER_EV_CALL_DONE) &&
+		    e.sub >= DETER_ABI_CALL_MAX) {
+			rec_err(err, "body+%zu: unknown socket call %u", at, e.sub);
+			goto fail;
+		}
+		rs = d->s[rec_log_stream(type, e.sub)];
 		switch (type) {
 		case DETER_EV_LOCK:
 			if (e.sub >= DETER_LOCK_MAX) {
 				rec_err(err, "body+%zu: unknown lock owner %u", at, e.sub);
 				goto fail;
 			}
-			if (rec_log_get(&rd, &e.a, "lock"))
+			if (rec_log_get(rs, &e.a, "lock"))
 				goto fail;
 			break;
 		case DETER_EV_CONFIG:
@@ -510,7 +719,7 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 				rec_err(err, "body+%zu: unknown config field %u", at, e.sub);
 				goto fail;
 			}
-			if (rec_log_get(&rd, &e.a, "config value"))
+			if (rec_log_get(rs, &e.a, "config value"))
 				goto fail;
 			if (e.sub == DETER_CFG_SYSCTL && e.a >> 32 >= DETER_SYSCTL_MAX) {
 				rec_err(err, "body+%zu: unknown sysctl %llu", at,
@@ -528,22 +737,18 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 				rec_err(err, "body+%zu: unknown value %u", at, e.sub);
 				goto fail;
 			}
-			if (rec_log_get(&rd, &e.a, "value"))
+			if (rec_log_get(rs, &e.a, "value"))
 				goto fail;
 			if (deter_value_has_b(e.sub) &&
-			    rec_log_get(&rd, &e.b, "value's second field"))
+			    rec_log_get(rs, &e.b, "value's second field"))
 				goto fail;
 			break;
 		case DETER_EV_RX:
-			if (rec_log_get(&rd, &v, "rx index"))
+			if (rec_log_get(rs, &v, "rx index"))
 				goto fail;
 			e.a = c->rx_expect + rec_zigzag_decode(v);
-			if (rd.off == rd.len) {
-				rec_err(err, "body+%zu: rx flags: truncated", rd.off);
-				goto fail;
-			}
-			e.b = buf[rd.off++];
-			if (rec_log_get(&rd, &e.c, "rx segments"))
+			if (rec_log_get_byte(rs, &e.b, "rx flags") ||
+			    rec_log_get(rs, &e.c, "rx segments"))
 				goto fail;
 			break;
 		case DETER_EV_NET:
@@ -551,13 +756,13 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 				rec_err(err, "body+%zu: unknown network action %u", at, e.sub);
 				goto fail;
 			}
-			if (rec_log_get(&rd, &v, "net index") ||
-			    rec_log_get(&rd, &e.b, "net count"))
+			if (rec_log_get(rs, &v, "net index") ||
+			    rec_log_get(rs, &e.b, "net count"))
 				goto fail;
 			e.a = c->rx_last + rec_zigzag_decode(v);
 			break;
 		case REC_LOG_CALLREF:
-			if (rec_log_get(&rd, &v, "call reference"))
+			if (rec_log_get(rs, &v, "call reference"))
 				goto fail;
 			if (v >= c->ndict) {
 				rec_err(err, "body+%zu: call reference %llu not in dictionary",
@@ -568,31 +773,37 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			e.b = c->dict[v][1];
 			break;
 		case DETER_EV_CALL:
-			if (rec_log_get(&rd, &e.a, "call bytes") ||
-			    rec_log_get(&rd, &e.b, "call flags"))
+			if (rec_log_get(rs, &e.a, "call bytes") ||
+			    rec_log_get(rs, &e.b, "call flags"))
 				goto fail;
 			rec_log_dict_add(c, e.a, e.b);
 			break;
 		case DETER_EV_CALL_DONE:
-			if (rec_log_get(&rd, &v, "call result"))
+			if (rec_log_get(rs, &v, "call result"))
 				goto fail;
 			e.a = (uint64_t)rec_zigzag_decode(v);
+			if (version >= 4)
+				e.a += c->call_bytes[e.sub];
 			break;
 		case DETER_EV_SAMPLE:
-			if (rec_log_get(&rd, &v, "sample index"))
+			if (rec_log_get(rs, &v, "sample index"))
 				goto fail;
 			e.a = c->smp_idx + v;
-			if (rec_log_get(&rd, &v, "sample time"))
+			if (rec_log_get(rs, &v, "sample time"))
 				goto fail;
 			e.b = c->smp_ns + rec_zigzag_decode(v);
-			if (rec_log_get(&rd, &e.c, "sample gap"))
+			if (rec_log_get(rs, &e.c, "sample gap"))
 				goto fail;
+			if (version >= 4 && rec_gap_unpack(e.c, &e.c)) {
+				rec_err(err, "body+%zu: sample gap out of range", at);
+				goto fail;
+			}
 			break;
 		case DETER_EV_STATE: {
 			struct rec_state *ns, st;
 
 			for (j = 0; j < DETER_ST_MAX; j++) {
-				if (rec_log_get(&rd, &v, "state value"))
+				if (rec_log_get(rs, &v, "state value"))
 					goto fail;
 				st.v[j] = c->state.v[j] + rec_zigzag_decode(v);
 			}
@@ -608,32 +819,41 @@ int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
 			rec_log_ctx_after(c, &e, &st);
 			if (rec_log_push(log, &cap, &e))
 				goto nomem;
+			rec_log_stat(log, type, e.sub, used, rec_log_dec_used(d), 1);
 			continue;
 		}
 		default:
 			rec_err(err, "body+%zu: unknown event type %u", at, type);
 			goto fail;
 		}
-		if ((e.type == DETER_EV_CALL || e.type == DETER_EV_CALL_DONE) &&
-		    e.sub >= DETER_ABI_CALL_MAX) {
-			rec_err(err, "body+%zu: unknown socket call %u", at, e.sub);
-			goto fail;
-		}
 		rec_log_ctx_after(c, &e, NULL);
 		if (rec_log_push(log, &cap, &e))
 			goto nomem;
+		rec_log_stat(log, type, e.sub, used, rec_log_dec_used(d), 1);
 	}
+	if (gap) {
+		rec_err(err, "body+%zu: sequence gap at the end", tag->base + tag->off);
+		goto fail;
+	}
+	for (j = 1; j < (unsigned int)d->nrd; j++)
+		if (d->rd[j].off != d->rd[j].len) {
+			rec_err(err, "body+%zu: %zu bytes left in stream %u",
+				d->rd[j].base + d->rd[j].off, d->rd[j].len - d->rd[j].off, j);
+			goto fail;
+		}
 	if (log->nevs != nevents) {
 		rec_err(err, "body+%zu: %zu events, header says %u",
-			rd.off, log->nevs, nevents);
+			tag->base + tag->off, log->nevs, nevents);
 		goto fail;
 	}
 	free(c);
+	free(d);
 	return 0;
 nomem:
 	rec_err(err, "out of memory");
 fail:
 	free(c);
+	free(d);
 	return -1;
 }
 
@@ -820,7 +1040,7 @@ struct rec_log *rec_log_read(const char *path, char **err)
 			ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
 		goto fail;
 	}
-	if (rec_log_decode(raw, got, log->hdr.nevents, log, &derr)) {
+	if (rec_log_decode(raw, got, log->hdr.version, log->hdr.nevents, log, &derr)) {
 		rec_err(err, "%s:%s", path, derr ? derr : "decode error");
 		free(derr);
 		goto fail;

@@ -25,12 +25,24 @@ struct rec_state {
 	uint64_t v[DETER_ST_MAX];
 };
 
+/*
+ * Where a log body's bytes go, per record tag (type << 4 | sub; type 0 is
+ * a run, its sub the repeated event's type; type 15 a dictionary call):
+ * records, the events they stand for, and their encoded bytes.
+ */
+struct rec_log_stat {
+	uint32_t records, events;
+	uint64_t bytes;
+};
+
 struct rec_log {
 	struct deter_log_header hdr;
 	struct rec_ev *evs;
 	size_t nevs;
 	struct rec_state *states;
 	size_t nstates;
+	struct rec_log_stat stat[16][16];
+	uint32_t stat_index;	/* bytes of the body's stream lengths */
 };
 
 /* enum deter_sysctl as userspace sees it; a CONFIG SYSCTL is id << 32 | value. */
@@ -55,8 +67,8 @@ int rec_err(char **err, const char *fmt, ...)
 int rec_log_encode(const struct rec_ev *evs, size_t n,
 		   const struct rec_state *states, uint8_t **out, size_t *len,
 		   char **err);
-int rec_log_decode(const uint8_t *buf, size_t len, uint32_t nevents,
-		   struct rec_log *log, char **err);
+int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
+		   uint32_t nevents, struct rec_log *log, char **err);
 int rec_log_write(const char *dir, struct deter_log_header *hdr,
 		  const struct rec_ev *evs, size_t n,
 		  const struct rec_state *states, char **path, char **err);

@@ -470,13 +470,15 @@ int rec_cmd_ls(int argc, char **argv)
 void rec_usage_show(FILE *f)
 {
 	fprintf(f,
-		"usage: deter show [-d DIR] [--json] ID|FILE\n"
+		"usage: deter show [-d DIR] [--json | --stats] ID|FILE\n"
 		"\n"
 		"Print one connection's log as a list of events. ID is the hex id\n"
 		"deter ls prints, or a unique prefix of it.\n"
 		"\n"
 		"  -d, --dir DIR  log directory (default ./%s)\n"
-		"  -j, --json     one JSON object per event\n",
+		"  -j, --json     one JSON object per event\n"
+		"  -s, --stats    where the log's bytes go: records, events and\n"
+		"                 encoded bytes (before compression) per event kind\n",
 		REC_DEFAULT_DIR);
 }
 
@@ -677,6 +679,81 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 	}
 }
 
+static const char *const rec_type_names[16] = {
+	[0] = "run", [DETER_EV_LOCK] = "lock", [DETER_EV_RX] = "rx",
+	[DETER_EV_NET] = "net", [DETER_EV_CALL] = "call",
+	[DETER_EV_CALL_DONE] = "return", [DETER_EV_SAMPLE] = "sample",
+	[DETER_EV_CONFIG] = "config", [DETER_EV_VALUE] = "value",
+	[DETER_EV_STATE] = "state", [14] = "seqgap", [15] = "call",
+};
+
+/* A record tag's sub as a name, or "" when its kind has none. */
+static const char *rec_sub_name(unsigned int type, unsigned int sub)
+{
+	switch (type) {
+	case 0:
+		return sub < 16 && rec_type_names[sub] ? rec_type_names[sub] : "?";
+	case DETER_EV_LOCK:
+		return sub < DETER_LOCK_MAX ? rec_lock_names[sub] : "?";
+	case DETER_EV_NET:
+		return sub < DETER_NET_MAX ? rec_net_names[sub] : "?";
+	case DETER_EV_CALL:
+	case DETER_EV_CALL_DONE:
+	case 15:
+		return sub < DETER_ABI_CALL_MAX ? rec_call_names[sub] : "?";
+	case DETER_EV_CONFIG:
+		return sub < DETER_CFG_MAX ? rec_cfg_names[sub] : "?";
+	case DETER_EV_VALUE:
+		return sub < DETER_V_MAX ? rec_value_names[sub] : "?";
+	case DETER_EV_STATE:
+		return sub ? "summary" : "checkpoint";
+	case 14:
+		return "lost or skipped";
+	}
+	return "";
+}
+
+/* deter show --stats: where a log's bytes go, biggest first. */
+static void rec_show_stats(const struct rec_log *log)
+{
+	const struct deter_log_header *h = &log->hdr;
+	unsigned int i, j, n = 0, order[256];
+	uint64_t raw = h->body_raw_len ? h->body_raw_len : 1, records = 0;
+
+	for (i = 0; i < 16; i++)
+		for (j = 0; j < 16; j++)
+			if (log->stat[i][j].records) {
+				order[n++] = i << 4 | j;
+				records += log->stat[i][j].records;
+			}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && log->stat[order[j] >> 4][order[j] & 15].bytes >
+				     log->stat[order[j - 1] >> 4][order[j - 1] & 15].bytes; j--) {
+			unsigned int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	printf("file       %zu B: header %zu B, body %u B compressed from %u B (%.1f %%)\n",
+	       sizeof(*h) + h->body_len, sizeof(*h), h->body_len, h->body_raw_len,
+	       100.0 * h->body_len / raw);
+	printf("events     %zu in %llu records\n\n", log->nevs, (unsigned long long)records);
+	printf("%-7s %-18s %8s %8s %9s %6s %7s\n", "kind", "", "records", "events",
+	       "bytes", "share", "B/event");
+	for (i = 0; i < n; i++) {
+		const struct rec_log_stat *st = &log->stat[order[i] >> 4][order[i] & 15];
+		const char *k = order[i] >> 4 == 15 ? "callref" : rec_type_names[order[i] >> 4];
+
+		printf("%-7s %-18s %8u %8u %9llu %5.1f%% %7.2f\n", k ? k : "?",
+		       rec_sub_name(order[i] >> 4, order[i] & 15), st->records, st->events,
+		       (unsigned long long)st->bytes, 100.0 * st->bytes / raw,
+		       st->events ? (double)st->bytes / st->events : 0);
+	}
+	if (log->stat_index)
+		printf("%-7s %-18s %8u %8u %9u %5.1f%%       -\n", "index", "stream lengths", 0, 0,
+		       log->stat_index, 100.0 * log->stat_index / raw);
+}
+
 /* ID (a unique hex prefix) or a path to a .dlog. */
 static char *rec_find(const char *dir, const char *id)
 {
@@ -713,6 +790,7 @@ int rec_cmd_show(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "stats", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -720,17 +798,20 @@ int rec_cmd_show(int argc, char **argv)
 	char src[32], dst[32], start[32], st[64], *path, *err = NULL;
 	const struct deter_log_header *h;
 	struct rec_log *log;
-	int json = 0, c;
+	int json = 0, stats = 0, c;
 	size_t i;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:jsh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 's':
+			stats = 1;
 			break;
 		case 'h':
 			rec_usage_show(stdout);
@@ -742,6 +823,8 @@ int rec_cmd_show(int argc, char **argv)
 	if (optind + 1 != argc)
 		return rec_usage_err("show", optind == argc ? "no connection given" :
 				     "more than one connection given");
+	if (json && stats)
+		return rec_usage_err("show", "--json and --stats do not go together");
 	path = rec_find(dir, argv[optind]);
 	if (!path)
 		return 1;
@@ -774,7 +857,13 @@ int rec_cmd_show(int argc, char **argv)
 		       h->total_retrans, h->total_rto);
 		printf("%u drops, %u reorderings, %u CE, %u zero windows\n",
 		       h->drops, h->reorders, h->ce_marks, h->zero_wnd);
-		printf("events     %zu\n\n", log->nevs);
+		if (!stats)
+			printf("events     %zu\n\n", log->nevs);
+	}
+	if (stats) {
+		rec_show_stats(log);
+		rec_log_free(log);
+		return 0;
 	}
 	for (i = 0; i < log->nevs; i++)
 		rec_show_event(log, &log->evs[i], json);

@@ -44,6 +44,23 @@ B=106fbda500000006
 	[[ "${lines[-1]}" == *"summary    snd_una "* ]]
 }
 
+@test "deter show --stats accounts for every event and body byte" {
+	run "$DETER" show --stats -d "$DATA" $A
+	assert_status 0
+	[[ "${lines[4]}" == "file       1544 B: header 232 B, body 1312 B compressed from 2006 B"* ]]
+	[ "${lines[5]}" = "events     336 in 336 records" ]
+	# The table's events and bytes add up to the log's.
+	sums=$(printf '%s\n' "${lines[@]:7}" | awk '{ ev += $(NF - 3); b += $(NF - 2) } END { print ev, b }')
+	[ "$sums" = "336 2006" ]
+	[[ "$output" == *"value   clock_ns                 89       89       481"* ]]
+}
+
+@test "deter show --json --stats is a usage error" {
+	run --separate-stderr "$DETER" show --json --stats -d "$DATA" $A
+	assert_status 2
+	[ "${stderr_lines[0]}" = "deter: show: --json and --stats do not go together" ]
+}
+
 @test "deter show of an ambiguous prefix is an error" {
 	run --separate-stderr "$DETER" show -d "$DATA" 106f
 	assert_status 1
@@ -75,7 +92,7 @@ B=106fbda500000006
 	printf '\x09' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
 	run --separate-stderr "$DETER" show v.dlog
 	assert_status 1
-	[ "$stderr" = "deter: show: v.dlog:8: log format version 9, this deter reads versions 2 to 3" ]
+	[ "$stderr" = "deter: show: v.dlog:8: log format version 9, this deter reads versions 2 to 4" ]
 }
 
 @test "a file that is not a log is rejected" {

@@ -3,7 +3,8 @@
  * libFuzzer target for the log decoder (recorder/rec_log.c): whatever the
  * bytes, rec_log_decode() either decodes them or returns an error naming
  * an offset inside the body; it never reads out of bounds, leaks or hangs.
- * The first 4 bytes are the event count the header would promise.
+ * The first 4 bytes are the event count the header would promise (its
+ * low bit picks the format: the current one, or the one-stream format 3).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,13 +18,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rec_log log = { 0 };
 	char *err = NULL;
+	unsigned int version;
 	uint32_t n;
 
 	if (size < 4)
 		return 0;
 	memcpy(&n, data, 4);
-	n %= 100000;
-	if (rec_log_decode(data + 4, size - 4, n, &log, &err)) {
+	version = n & 1 ? DETER_ABI_VERSION : 3;
+	n = (n >> 1) % 100000;
+	if (rec_log_decode(data + 4, size - 4, version, n, &log, &err)) {
 		if (!err || strncmp(err, "body+", 5))
 			abort();
 	} else if (log.nevs != n) {

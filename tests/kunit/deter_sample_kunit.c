@@ -152,11 +152,29 @@ static void deter_sample_edges_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, deter_sample_infer(&out, 1), 1000ULL);
 }
 
+/* The gap recorded is round (the log stores it without trailing zeros). */
+static void deter_sample_round_gap_test(struct kunit *test)
+{
+	struct deter_sampler s;
+	struct deter_sample out;
+	u64 got;
+
+	deter_sampler_init(&s, 5000);
+	deter_sampler_add(&s, 10, 0, &out);
+	deter_sampler_add(&s, 11, 1000000, &out);
+	KUNIT_ASSERT_TRUE(test, deter_sampler_flush(&s, &out));
+	/* [995, 1005] us in Q10; its middle half holds a multiple of 2^22. */
+	KUNIT_EXPECT_GE(test, __ffs64(out.gap_q10), 22UL);
+	got = deter_sample_infer(&out, 11);
+	KUNIT_EXPECT_LE(test, got > 1000000 ? got - 1000000 : 1000000 - got, 3750ULL);
+}
+
 static struct kunit_case deter_sample_cases[] = {
 	KUNIT_CASE(deter_sample_constant_rate_test),
 	KUNIT_CASE(deter_sample_rate_change_test),
 	KUNIT_CASE(deter_sample_random_bound_test),
 	KUNIT_CASE(deter_sample_edges_test),
+	KUNIT_CASE(deter_sample_round_gap_test),
 	{}
 };
 

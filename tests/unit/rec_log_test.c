@@ -63,7 +63,8 @@ static size_t make_events(struct rec_ev *evs, struct rec_state *states,
 			ns += unit_rand() % 100000;
 			e->a = smp;
 			e->b = ns - (r == 11 ? 700 : 0);
-			e->c = unit_rand();
+			/* Gaps deter.ko rounds, and the largest. */
+			e->c = r == 10 ? (uint64_t)unit_rand() << 40 : unit_rand();
 		} else if (r < 13) {
 			e->type = DETER_EV_NET;
 			e->sub = unit_rand() % DETER_NET_MAX;
@@ -104,12 +105,25 @@ static void test_roundtrip(void)
 	uint8_t *buf;
 	char *err = NULL;
 
+	uint64_t sbytes, sevents;
+	int t, u;
+
 	n = make_events(evs, states, &ns);
 	UNIT_CHECK(rec_log_encode(evs, n, states, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, n, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) == 0);
 	if (err)
 		printf("# %s\n", err);
 	UNIT_CHECK_EQ(log.nevs, n);
+	/* deter show --stats: every event and every body byte, once. */
+	sbytes = log.stat_index;
+	sevents = 0;
+	for (t = 0; t < 16; t++)
+		for (u = 0; u < 16; u++) {
+			sbytes += log.stat[t][u].bytes;
+			sevents += log.stat[t][u].events;
+		}
+	UNIT_CHECK_EQ(sbytes, len);
+	UNIT_CHECK_EQ(sevents, n);
 	for (i = 0; i < n && i < log.nevs; i++) {
 		const struct rec_ev *a = &evs[i], *b = &log.evs[i];
 
@@ -145,8 +159,8 @@ static void test_runs(void)
 		e[i] = (struct rec_ev){ .seq = i + 1, .type = DETER_EV_RX,
 					.a = 7 + i, .c = 1 };
 	UNIT_CHECK(rec_log_encode(e, 1000, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(len < 16);
-	UNIT_CHECK(rec_log_decode(buf, len, 1000, &log, &err) == 0);
+	UNIT_CHECK(len < 24);	/* the streams' lengths, a tag, a run */
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 1000, &log, &err) == 0);
 	UNIT_CHECK_EQ(log.nevs, 1000);
 	UNIT_CHECK_EQ(log.evs[999].a, 1006);
 	free(buf);
@@ -165,7 +179,7 @@ static void test_corrupt(void)
 	/* Every truncation is an error, never a crash or a short success. */
 	for (i = 0; i < len; i += 1 + len / 300) {
 		memset(&log, 0, sizeof(log));
-		if (rec_log_decode(buf, i, n, &log, &err)) {
+		if (rec_log_decode(buf, i, DETER_ABI_VERSION, n, &log, &err)) {
 			UNIT_CHECK(err && !strncmp(err, "body+", 5));
 			fails++;
 		}
@@ -183,7 +197,7 @@ static void test_corrupt(void)
 		memcpy(c, buf, len);
 		c[k] ^= 1 + unit_rand() % 255;
 		memset(&log, 0, sizeof(log));
-		rec_log_decode(c, len, n, &log, &err);
+		rec_log_decode(c, len, DETER_ABI_VERSION, n, &log, &err);
 		free(err);
 		err = NULL;
 		free(log.evs);
@@ -244,7 +258,7 @@ static void test_sysctl(void)
 	size_t len;
 
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) == 0);
 	UNIT_CHECK(log.nevs == 2);
 	if (log.nevs == 2) {
 		UNIT_CHECK(rec_sysctl_value(log.evs[0].a) == -2);
@@ -257,7 +271,7 @@ static void test_sysctl(void)
 	memset(&log, 0, sizeof(log));
 	ev[1].a = (uint64_t)DETER_SYSCTL_MAX << 32 | 1;
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) != 0);
 	UNIT_CHECK(err && strstr(err, "unknown sysctl"));
 	free(err);
 	free(buf);
@@ -285,7 +299,7 @@ static void test_tcpopt(void)
 	size_t len;
 
 	UNIT_CHECK(rec_log_encode(ev, 3, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, 3, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 3, &log, &err) == 0);
 	UNIT_CHECK(log.nevs == 3);
 	if (log.nevs == 3) {
 		rec_cc_name(log.evs[0].a, name);
@@ -302,7 +316,7 @@ static void test_tcpopt(void)
 	memset(&log, 0, sizeof(log));
 	ev[1].a = DETER_TCPOPT_PACK(DETER_TCPOPT_MAX, 1);
 	UNIT_CHECK(rec_log_encode(ev, 3, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, 3, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 3, &log, &err) != 0);
 	UNIT_CHECK(err && strstr(err, "unknown TCP option"));
 	free(err);
 	free(buf);
