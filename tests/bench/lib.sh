@@ -33,17 +33,39 @@ workload() {
 	wait $srv
 }
 
+# recorder_start: deter record on the next workload's port, armed.
+recorder_start() {
+	rm -rf "$TB_TMP/logs-cpu"
+	"$DETER" record -o "$TB_TMP/logs-cpu" --port $((port + 1)) 2> "$TB_TMP/rec-cpu.err" &
+	rec=$!
+	for _ in $(seq 100); do
+		grep -q "recording into" "$TB_TMP/rec-cpu.err" && return 0
+		kill -0 $rec 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "bench: deter record did not start: $(cat "$TB_TMP/rec-cpu.err")" >&2
+	return 1
+}
+
+# recorded NAME: workload NAME, then the recorder's drain, encoding,
+# compression and exit: everything recording costs but its setup.
+recorded() {
+	workload "$1" || return 1
+	kill -INT $rec
+	wait $rec
+}
+
 # alternate NAME MEASURE: ROUNDS runs of workload NAME, with deter.ko not
-# loaded and with recording armed, alternating; each run is
-# "MEASURE off|on workload NAME".
+# loaded and with recording armed (deter record running), alternating;
+# each run is "MEASURE off workload NAME" or "MEASURE on recorded NAME".
 alternate() {
 	local w=$1 measure=$2 r
 
 	for r in $(seq "$ROUNDS"); do
 		"$measure" off workload "$w"
 		insmod "$top/deter.ko" || return 1
-		echo "record 5000 $((port + 1))" > /sys/kernel/debug/deter/control
-		"$measure" on workload "$w"
+		recorder_start || return 1
+		"$measure" on recorded "$w"
 		rmmod deter
 	done
 }
