@@ -15,6 +15,7 @@
  * log; rec_trace_lost() reports the overruns so the recorder can say so.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,13 +81,77 @@ static struct tep_format_field *rec_trace_field(struct tep_event *ev,
 	return f;
 }
 
-static unsigned long long rec_trace_val(struct tep_format_field *f,
-					struct tep_record *r)
+/*
+ * A number field of a record, read in place: deter's events are the
+ * host's own, so native byte order; rec_trace_open() checked the sizes.
+ */
+static unsigned long long rec_trace_val(const struct tep_format_field *f,
+					const struct tep_record *r)
 {
-	unsigned long long v = 0;
+	const char *p = (const char *)r->data + f->offset;
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
 
-	tep_read_number_field(f, r->data, &v);
-	return v;
+	switch (f->size) {
+	case 8:
+		memcpy(&v8, p, 8);
+		return v8;
+	case 4:
+		memcpy(&v4, p, 4);
+		return v4;
+	case 2:
+		memcpy(&v2, p, 2);
+		return v2;
+	default:
+		return *(const uint8_t *)p;
+	}
+}
+
+/* Are @f's number fields of a size rec_trace_val() reads? */
+static int rec_trace_sizes_ok(struct tep_format_field **f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i]->size != 1 && f[i]->size != 2 && f[i]->size != 4 &&
+		    f[i]->size != 8)
+			return 0;
+	return 1;
+}
+
+/*
+ * A parser for deter's four events only: the ring buffer's page header
+ * and their formats. tracefs_local_events_system() would also parse
+ * /proc/kallsyms, printk formats and saved cmdlines, which deter never
+ * prints: two thirds of the recorder's instructions went there.
+ */
+static struct tep_handle *rec_trace_tep(void)
+{
+	static const char *const names[] = {
+		"deter_ev", "deter_conn", "deter_state", "deter_lost", NULL,
+	};
+	struct tep_handle *tep = tep_alloc();
+	char path[64], *buf;
+	int size, bad;
+	size_t i;
+
+	if (!tep)
+		return NULL;
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	bad = !buf || tep_parse_header_page(tep, buf, size, sizeof(long));
+	free(buf);
+	for (i = 0; names[i] && !bad; i++) {
+		snprintf(path, sizeof(path), "events/deter/%s/format", names[i]);
+		buf = tracefs_instance_file_read(NULL, path, &size);
+		bad = !buf || tep_parse_event(tep, buf, size, "deter");
+		free(buf);
+	}
+	if (bad) {
+		tep_free(tep);
+		return NULL;
+	}
+	return tep;
 }
 
 static int rec_trace_record(struct tep_event *event, struct tep_record *r,
@@ -153,7 +218,6 @@ static int rec_trace_record(struct tep_event *event, struct tep_record *r,
  */
 struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 {
-	static const char * const systems[] = { "deter", NULL };
 	struct rec_trace *t = calloc(1, sizeof(*t));
 	char kb[32];
 	size_t i;
@@ -168,9 +232,9 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 			REC_TRACE_INSTANCE, tracefs_tracing_dir(), REC_TRACE_INSTANCE);
 		goto fail;
 	}
-	t->tep = tracefs_local_events_system(NULL, systems);
+	t->tep = rec_trace_tep();
 	if (!t->tep) {
-		rec_err(err, "cannot read deter's trace event formats from tracefs");
+		rec_err(err, "cannot read deter's trace event formats from tracefs (is deter.ko loaded?)");
 		goto fail;
 	}
 	t->ev = tep_find_event_by_name(t->tep, "deter", "deter_ev");
@@ -196,6 +260,11 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 	t->fst_conn = rec_trace_field(t->state, "conn", &ok);
 	t->fst_seq = rec_trace_field(t->state, "seq", &ok);
 	t->fst_final = rec_trace_field(t->state, "final", &ok);
+	if (ok)
+		ok = rec_trace_sizes_ok(t->fev, F_MAX_EV) && rec_trace_sizes_ok(t->fconn, 16) &&
+		     rec_trace_sizes_ok(t->fstate, DETER_ST_MAX) &&
+		     rec_trace_sizes_ok(&t->fst_conn, 1) && rec_trace_sizes_ok(&t->fst_seq, 1) &&
+		     rec_trace_sizes_ok(&t->fst_final, 1);
 	if (!ok) {
 		rec_err(err, "deter.ko's trace events lack expected fields (version mismatch)");
 		goto fail;
