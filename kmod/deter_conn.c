@@ -155,6 +155,7 @@ static void deter_conn_attach(struct sock *sk)
 	ds->cfg[DETER_CFG_RCVLOWAT] = 1;	/* sock_init_data()'s */
 	ds->tcpopt[DETER_TCPOPT_MAX_PACING_RATE] = DETER_TCPOPT_RATE_MAX;
 	spin_lock_init(&ds->tx_lock);
+	spin_lock_init(&ds->ev_lock);
 	sock_hold(sk);
 	spin_lock_bh(&deter_conn_lock);
 	list_add(&ds->node, &deter_conn_list);

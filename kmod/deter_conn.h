@@ -28,6 +28,19 @@ struct net;
 struct sk_buff;
 struct sock;
 
+/*
+ * Events a connection's recording emits together, in one trace event:
+ * the tracepoint and the ring buffer cost per record, not per byte.
+ */
+#define DETER_EV_BATCH	4
+
+/* One event waiting in its connection's batch (deter_abi.h fields). */
+struct deter_rec_ev {
+	u64 a, b, c;
+	u32 seq;
+	u16 type, sub;
+};
+
 struct deter_sock {
 	struct list_head node;		/* on deter_conn_list */
 	struct hlist_node hnode;	/* in deter_conn_hash, by 4-tuple */
@@ -74,6 +87,11 @@ struct deter_sock {
 	u64 clk_last;			/* last TCP clock value, ns */
 
 	struct deter_rpl *rpl;		/* replay script, when replayed */
+
+	/* events recorded, not yet emitted: any context, under ev_lock */
+	spinlock_t ev_lock;
+	u32 ev_n;
+	struct deter_rec_ev ev[DETER_EV_BATCH];
 
 	/* transmit side: send-time sampling */
 	spinlock_t tx_lock;		/* protects the fields below */

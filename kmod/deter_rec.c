@@ -68,7 +68,7 @@ static unsigned int deter_rec_nports __read_mostly;
 static DEFINE_MUTEX(deter_rec_ctl_mutex);	/* serialises control writes */
 
 static atomic64_t deter_rec_conns;	/* connections selected */
-static atomic64_t deter_rec_events;	/* events emitted */
+static DEFINE_PER_CPU(u64, deter_rec_events);	/* events recorded */
 static atomic64_t deter_rec_tx_pkts;	/* packets seen leaving, recorded conns */
 static atomic64_t deter_rec_tx_orphan;	/* of those, found by 4-tuple */
 
@@ -103,14 +103,42 @@ static struct deter_sock *deter_rec_get(const struct sock *sk)
 	return ds && READ_ONCE(ds->rec) ? ds : NULL;
 }
 
+/*
+ * Record one event: it joins the connection's batch, which goes out as
+ * one trace event when full (DETER_EV_BATCH) and before the connection's
+ * summary or discard. The recorder orders events by sequence number, so
+ * a batch may hold events of several contexts.
+ */
 static u32 deter_rec_emit(struct deter_sock *ds, u16 type, u16 sub, u64 a,
 			  u64 b, u64 c)
 {
-	u32 seq = atomic_inc_return(&ds->seq);
+	unsigned long flags;
+	u32 seq;
 
-	atomic64_inc(&deter_rec_events);
-	trace_deter_ev(ds->conn, seq, type, sub, a, b, c);
+	this_cpu_inc(deter_rec_events);
+	spin_lock_irqsave(&ds->ev_lock, flags);
+	seq = atomic_inc_return(&ds->seq);
+	ds->ev[ds->ev_n++] = (struct deter_rec_ev){
+		.a = a, .b = b, .c = c, .seq = seq, .type = type, .sub = sub,
+	};
+	if (ds->ev_n == DETER_EV_BATCH) {
+		trace_deter_ev(ds->conn, ds->ev, ds->ev_n);
+		ds->ev_n = 0;
+	}
+	spin_unlock_irqrestore(&ds->ev_lock, flags);
 	return seq;
+}
+
+/* Emit the events still in @ds's batch. */
+static void deter_rec_ev_flush(struct deter_sock *ds)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ds->ev_lock, flags);
+	if (ds->ev_n)
+		trace_deter_ev(ds->conn, ds->ev, ds->ev_n);
+	ds->ev_n = 0;
+	spin_unlock_irqrestore(&ds->ev_lock, flags);
 }
 
 static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
@@ -118,6 +146,8 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
 {
 	if ((seq & DETER_REC_CHECKPOINT_MASK) != DETER_REC_CHECKPOINT_MASK)
 		return;
+	/* Events before it first: the recorder then rarely has to sort. */
+	deter_rec_ev_flush(ds);
 	seq = atomic_inc_return(&ds->seq);
 	trace_deter_state(ds->conn, seq, DETER_STATE_CHECKPOINT, sk,
 			  ds->rx_zero_wnd);
@@ -949,6 +979,7 @@ void deter_rec_close(struct deter_sock *ds, struct sock *sk)
 		 * the established hash (inet_ehash_nolisten()), and this
 		 * one never ran: tell the recorder to forget it.
 		 */
+		deter_rec_ev_flush(ds);
 		trace_deter_state(ds->conn, atomic_inc_return(&ds->seq),
 				  DETER_STATE_DISCARD, sk, 0);
 		WRITE_ONCE(ds->rec, false);
@@ -961,6 +992,7 @@ void deter_rec_close(struct deter_sock *ds, struct sock *sk)
 	if (flushed)
 		deter_rec_emit(ds, DETER_EV_SAMPLE, 0, smp.idx, smp.ns,
 			       smp.gap_q10);
+	deter_rec_ev_flush(ds);
 	trace_deter_state(ds->conn, atomic_inc_return(&ds->seq),
 			  DETER_STATE_SUMMARY, sk,
 			  ds->rx_zero_wnd);
@@ -1170,10 +1202,14 @@ static const struct file_operations deter_rec_ctl_fops = {
 
 void deter_rec_stats_show(struct seq_file *m)
 {
+	u64 events = 0;
+	int cpu;
+
 	seq_printf(m, "connections_recorded %lld\n",
 		   (long long)atomic64_read(&deter_rec_conns));
-	seq_printf(m, "events_emitted %lld\n",
-		   (long long)atomic64_read(&deter_rec_events));
+	for_each_possible_cpu(cpu)
+		events += per_cpu(deter_rec_events, cpu);
+	seq_printf(m, "events_emitted %llu\n", events);
 	seq_printf(m, "tx_packets_sampled %lld\n",
 		   (long long)atomic64_read(&deter_rec_tx_pkts));
 	seq_printf(m, "tx_packets_orphaned %lld\n",

@@ -13,6 +13,8 @@
 
 #include <linux/tracepoint.h>
 
+#include "deter_conn.h"
+
 /* One connection's identity, at the start of its recording. */
 TRACE_EVENT(deter_conn,
 	TP_PROTO(u64 conn, u32 seq, __be32 saddr, __be32 daddr, __be16 sport,
@@ -67,29 +69,37 @@ TRACE_EVENT(deter_conn,
 
 /* One event of a connection: lock, receive, network, call, sample ... */
 TRACE_EVENT(deter_ev,
-	TP_PROTO(u64 conn, u32 seq, u16 type, u16 sub, u64 a, u64 b, u64 c),
-	TP_ARGS(conn, seq, type, sub, a, b, c),
+	TP_PROTO(u64 conn, const struct deter_rec_ev *ev, u32 n),
+	TP_ARGS(conn, ev, n),
 	TP_STRUCT__entry(
 		__field(u64, conn)
-		__field(u64, a)
-		__field(u64, b)
-		__field(u64, c)
-		__field(u32, seq)
-		__field(u16, type)
-		__field(u16, sub)
+		__array(u64, a, DETER_EV_BATCH)
+		__array(u64, b, DETER_EV_BATCH)
+		__array(u64, c, DETER_EV_BATCH)
+		__array(u32, seq, DETER_EV_BATCH)
+		__array(u16, type, DETER_EV_BATCH)
+		__array(u16, sub, DETER_EV_BATCH)
+		__field(u32, n)
 	),
 	TP_fast_assign(
+		u32 i;
+
 		__entry->conn = conn;
-		__entry->a = a;
-		__entry->b = b;
-		__entry->c = c;
-		__entry->seq = seq;
-		__entry->type = type;
-		__entry->sub = sub;
+		__entry->n = n;
+		for (i = 0; i < DETER_EV_BATCH; i++) {
+			bool in = i < n;
+
+			__entry->a[i] = in ? ev[i].a : 0;
+			__entry->b[i] = in ? ev[i].b : 0;
+			__entry->c[i] = in ? ev[i].c : 0;
+			__entry->seq[i] = in ? ev[i].seq : 0;
+			__entry->type[i] = in ? ev[i].type : 0;
+			__entry->sub[i] = in ? ev[i].sub : 0;
+		}
 	),
-	TP_printk("conn=%llu seq=%u type=%u sub=%u a=%llu b=%llu c=%llu",
-		  __entry->conn, __entry->seq, __entry->type, __entry->sub,
-		  __entry->a, __entry->b, __entry->c)
+	TP_printk("conn=%llu n=%u seq=%u type=%u sub=%u a=%llu b=%llu c=%llu ...",
+		  __entry->conn, __entry->n, __entry->seq[0], __entry->type[0],
+		  __entry->sub[0], __entry->a[0], __entry->b[0], __entry->c[0])
 );
 
 /*

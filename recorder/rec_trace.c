@@ -27,9 +27,12 @@
 #include "rec_trace.h"
 
 #define REC_TRACE_INSTANCE "deter"
+/* Events per deter_ev record at most (deter.ko's DETER_EV_BATCH). */
+#define REC_TRACE_BATCH 4
 
 enum rec_trace_field {
-	F_CONN, F_SEQ, F_TYPE, F_SUB, F_A, F_B, F_C,	/* deter_ev */
+	F_CONN, F_N,				/* deter_ev: scalars */
+	F_SEQ, F_TYPE, F_SUB, F_A, F_B, F_C,	/* arrays, one per event */
 	F_MAX_EV,
 };
 
@@ -85,15 +88,13 @@ static struct tep_format_field *rec_trace_field(struct tep_event *ev,
  * A number field of a record, read in place: deter's events are the
  * host's own, so native byte order; rec_trace_open() checked the sizes.
  */
-static unsigned long long rec_trace_val(const struct tep_format_field *f,
-					const struct tep_record *r)
+static unsigned long long rec_trace_num(const char *p, int size)
 {
-	const char *p = (const char *)r->data + f->offset;
 	uint64_t v8;
 	uint32_t v4;
 	uint16_t v2;
 
-	switch (f->size) {
+	switch (size) {
 	case 8:
 		memcpy(&v8, p, 8);
 		return v8;
@@ -106,6 +107,35 @@ static unsigned long long rec_trace_val(const struct tep_format_field *f,
 	default:
 		return *(const uint8_t *)p;
 	}
+}
+
+static unsigned long long rec_trace_val(const struct tep_format_field *f,
+					const struct tep_record *r)
+{
+	return rec_trace_num((const char *)r->data + f->offset, f->size);
+}
+
+/* Element @i of array field @f (rec_trace_open() checked the shape). */
+static unsigned long long rec_trace_elem(const struct tep_format_field *f,
+					 const struct tep_record *r, unsigned int i)
+{
+	return rec_trace_num((const char *)r->data + f->offset + i * f->elementsize,
+			     f->elementsize);
+}
+
+/* Are @f's array fields DETER_EV_BATCH numbers rec_trace_elem() reads? */
+static int rec_trace_arrays_ok(struct tep_format_field **f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(f[i]->flags & TEP_FIELD_IS_ARRAY) ||
+		    f[i]->arraylen != REC_TRACE_BATCH ||
+		    (f[i]->elementsize != 2 && f[i]->elementsize != 4 &&
+		     f[i]->elementsize != 8) ||
+		    (unsigned int)f[i]->size != f[i]->elementsize * REC_TRACE_BATCH)
+			return 0;
+	return 1;
 }
 
 /* Are @f's number fields of a size rec_trace_val() reads? */
@@ -165,18 +195,25 @@ static int rec_trace_record(struct tep_event *event, struct tep_record *r,
 	(void)cpu;
 	t->events++;
 	if (event->id == t->ev->id) {
-		struct rec_ev e = {
-			.seq = rec_trace_val(t->fev[F_SEQ], r),
-			.type = rec_trace_val(t->fev[F_TYPE], r),
-			.sub = rec_trace_val(t->fev[F_SUB], r),
-			.a = rec_trace_val(t->fev[F_A], r),
-			.b = rec_trace_val(t->fev[F_B], r),
-			.c = rec_trace_val(t->fev[F_C], r),
-		};
+		unsigned long long conn = rec_trace_val(t->fev[F_CONN], r);
+		unsigned int n = rec_trace_val(t->fev[F_N], r);
 
-		if (rec_table_event(t->table, rec_trace_val(t->fev[F_CONN], r),
-				    r->ts, &e))
-			t->failed = 1;
+		if (n > REC_TRACE_BATCH)	/* not from this deter.ko */
+			n = 0;
+		t->events += n ? n - 1 : 0;
+		for (i = 0; i < n; i++) {
+			struct rec_ev e = {
+				.seq = rec_trace_elem(t->fev[F_SEQ], r, i),
+				.type = rec_trace_elem(t->fev[F_TYPE], r, i),
+				.sub = rec_trace_elem(t->fev[F_SUB], r, i),
+				.a = rec_trace_elem(t->fev[F_A], r, i),
+				.b = rec_trace_elem(t->fev[F_B], r, i),
+				.c = rec_trace_elem(t->fev[F_C], r, i),
+			};
+
+			if (rec_table_event(t->table, conn, r->ts, &e))
+				t->failed = 1;
+		}
 	} else if (event->id == t->state->id) {
 		for (i = 0; i < DETER_ST_MAX; i++)
 			st.v[i] = rec_trace_val(t->fstate[i], r);
@@ -246,6 +283,7 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 		goto fail;
 	}
 	t->fev[F_CONN] = rec_trace_field(t->ev, "conn", &ok);
+	t->fev[F_N] = rec_trace_field(t->ev, "n", &ok);
 	t->fev[F_SEQ] = rec_trace_field(t->ev, "seq", &ok);
 	t->fev[F_TYPE] = rec_trace_field(t->ev, "type", &ok);
 	t->fev[F_SUB] = rec_trace_field(t->ev, "sub", &ok);
@@ -261,7 +299,9 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 	t->fst_seq = rec_trace_field(t->state, "seq", &ok);
 	t->fst_final = rec_trace_field(t->state, "final", &ok);
 	if (ok)
-		ok = rec_trace_sizes_ok(t->fev, F_MAX_EV) && rec_trace_sizes_ok(t->fconn, 16) &&
+		ok = rec_trace_sizes_ok(t->fev, F_SEQ) &&
+		     rec_trace_arrays_ok(t->fev + F_SEQ, F_MAX_EV - F_SEQ) &&
+		     rec_trace_sizes_ok(t->fconn, 16) &&
 		     rec_trace_sizes_ok(t->fstate, DETER_ST_MAX) &&
 		     rec_trace_sizes_ok(&t->fst_conn, 1) && rec_trace_sizes_ok(&t->fst_seq, 1) &&
 		     rec_trace_sizes_ok(&t->fst_final, 1);
