@@ -67,7 +67,10 @@ TRACE_EVENT(deter_conn,
 		  __entry->cc)
 );
 
-/* One event of a connection: lock, receive, network, call, sample ... */
+/*
+ * n (1 to DETER_EV_BATCH) events of a connection: lock, receive, network,
+ * call, sample ...; element i of each array is event i's field.
+ */
 TRACE_EVENT(deter_ev,
 	TP_PROTO(u64 conn, const struct deter_rec_ev *ev, u32 n),
 	TP_ARGS(conn, ev, n),

@@ -7,8 +7,9 @@
 #   storage  deter's logs (both ends) / header-only pcap (tcpdump -s 128 at
 #            A's interface, both directions) compressed with zstd -19
 #   cpu      guest CPU time per byte (bulk) and per request (RPC) with
-#            recording (deter record running, its drain and flush
-#            included) / with deter.ko not loaded, alternating runs
+#            recording (deter record running; draining, encoding and
+#            writing both logs included, its start and exit not) / with
+#            deter.ko not loaded, alternating runs
 #   drain    events per second the recorder drained, and events lost,
 #            under a saturating transfer (no link delay)
 #
