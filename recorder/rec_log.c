@@ -857,6 +857,16 @@ fail:
 	return -1;
 }
 
+/* One compression context for every log written, not one per log. */
+static struct ZSTD_CCtx_s *rec_log_cctx;	/* ZSTD_CCtx */
+
+/** rec_log_write_end() - free what rec_log_write() keeps between logs */
+void rec_log_write_end(void)
+{
+	ZSTD_freeCCtx(rec_log_cctx);
+	rec_log_cctx = NULL;
+}
+
 /**
  * rec_log_write() - write one connection's log into @dir
  * @dir: the log directory
@@ -886,7 +896,13 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 		rec_err(err, "out of memory");
 		goto out;
 	}
-	zlen = ZSTD_compress(z, zcap, raw, rawlen, REC_LOG_ZSTD_LEVEL);
+	if (!rec_log_cctx)
+		rec_log_cctx = ZSTD_createCCtx();
+	if (!rec_log_cctx) {
+		rec_err(err, "out of memory");
+		goto out;
+	}
+	zlen = ZSTD_compressCCtx(rec_log_cctx, z, zcap, raw, rawlen, REC_LOG_ZSTD_LEVEL);
 	if (ZSTD_isError(zlen)) {
 		rec_err(err, "zstd: %s", ZSTD_getErrorName(zlen));
 		goto out;

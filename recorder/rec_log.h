@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Interface for deter's connection logs: encoding events into a log file
- * and decoding them back, strictly. Not thread-safe per object; errors
+ * and decoding them back, strictly. Not thread-safe per object, and
+ * rec_log_write() not at all (it keeps one compression context); errors
  * come back as a message in *err (caller frees) naming file and offset.
  */
 #ifndef _REC_LOG_H
@@ -69,6 +70,7 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 		   char **err);
 int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 		   uint32_t nevents, struct rec_log *log, char **err);
+void rec_log_write_end(void);
 int rec_log_write(const char *dir, struct deter_log_header *hdr,
 		  const struct rec_ev *evs, size_t n,
 		  const struct rec_state *states, char **path, char **err);

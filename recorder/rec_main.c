@@ -250,6 +250,7 @@ out:
 	free(err);
 	rec_trace_close(trace);
 	rec_table_free(table);
+	rec_log_write_end();
 	return ret;
 }
 

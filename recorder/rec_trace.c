@@ -317,6 +317,8 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 		goto fail;
 	}
 	snprintf(kb, sizeof(kb), "%u", buffer_kb);
+	/* Not the task names at every context switch: deter prints none. */
+	tracefs_option_disable(t->inst, TRACEFS_OPTION_RECORD_CMD);
 	if (tracefs_instance_file_write(t->inst, "buffer_size_kb", kb) < 0 ||
 	    tracefs_event_enable(t->inst, "deter", NULL)) {
 		rec_err(err, "cannot set up tracefs instance '%s': %s",
