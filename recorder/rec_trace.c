@@ -6,13 +6,15 @@
  * never disturbs, nor is disturbed by, other tracing on the host:
  *
  *   deter.ko --trace_deter_*()--> instances/deter/per_cpu/cpuN (ring)
- *        --tracefs_iterate_raw_events()--> rec_trace_record()
- *        --libtraceevent fields--> rec_table_{conn,event,state}()
+ *        --tracefs_cpu_read(), kbuffer--> rec_trace_record()
+ *        --fields at their offsets--> rec_table_{conn,event,state}()
  *
- * Each poll drains every CPU's buffer. A full ring buffer overwrites (the
- * per-CPU "overrun" counter) and a missing event shows as a hole in its
- * connection's sequence numbers, which the table turns into an incomplete
- * log; rec_trace_lost() reports the overruns so the recorder can say so.
+ * Each poll drains every CPU's buffer, a sub-buffer page at a time, from
+ * per-CPU readers opened once, oldest record first across CPUs. A full
+ * ring buffer overwrites (the per-CPU "overrun" counter) and a missing
+ * event shows as a hole in its connection's sequence numbers, which the
+ * table turns into an incomplete log; rec_trace_lost() reports the
+ * overruns so the recorder can say so.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -20,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
+#include <kbuffer.h>
 #include <tracefs.h>
+#include <unistd.h>
 
 #include "rec_conn.h"
 #include "rec_log.h"
@@ -60,8 +64,20 @@ static const char *const rec_trace_conn_fields[] = {
 	"irs", "ipid", "flags", "mss", "wscale", "tsoffset", "sport", "dport",
 };
 
+/* One CPU's reader: its buffer, the sub-buffer read last, where in it. */
+struct rec_trace_cpu {
+	struct tracefs_cpu *tcpu;	/* NULL: CPU absent */
+	struct kbuffer *kbuf;
+	void *page;
+	void *data;			/* next record, NULL: read another page */
+	unsigned long long ts;		/* its time stamp */
+};
+
 struct rec_trace {
 	struct tracefs_instance *inst;
+	struct rec_trace_cpu *cpu;	/* per-CPU readers */
+	int ncpu;
+	int page_size;
 	struct tep_handle *tep;
 	struct tep_event *ev, *conn, *state, *lost;
 	struct tep_format_field *fev[F_MAX_EV];
@@ -246,6 +262,69 @@ static int rec_trace_record(struct tep_event *event, struct tep_record *r,
 	return 0;
 }
 
+/* Open a reader on every CPU's buffer of the instance. */
+static int rec_trace_readers(struct rec_trace *t, char **err)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	struct rec_trace_cpu *c;
+	int cpu;
+
+	if (n < 1)
+		n = 1;
+	t->cpu = calloc(n, sizeof(*t->cpu));
+	if (!t->cpu)
+		return rec_err(err, "out of memory");
+	t->ncpu = n;
+	for (cpu = 0; cpu < t->ncpu; cpu++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%d", cpu);
+		if (!tracefs_dir_exists(t->inst, path))
+			continue;	/* possible but not present */
+		c = &t->cpu[cpu];
+		c->tcpu = tracefs_cpu_open(t->inst, cpu, true);
+		if (!c->tcpu)
+			return rec_err(err, "cannot read CPU %d's trace buffer: %s", cpu,
+				       strerror(errno));
+		if (!t->page_size)
+			t->page_size = tracefs_cpu_read_size(c->tcpu);
+		c->page = malloc(t->page_size > 0 ? t->page_size : 1);
+		c->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					KBUFFER_ENDIAN_SAME_AS_HOST);
+		if (!c->page || !c->kbuf)
+			return rec_err(err, "out of memory");
+	}
+	if (t->page_size <= 0)
+		return rec_err(err, "no trace buffer to read");
+	return 0;
+}
+
+/*
+ * The next record of @c's buffer, reading another sub-buffer when the
+ * last is done. Return: 0 (c->data set, or NULL: the buffer is empty for
+ * now), or -1 with *err set.
+ */
+static int rec_trace_cpu_next(struct rec_trace_cpu *c, int cpu, char **err)
+{
+	int n;
+
+	if (c->data)
+		c->data = kbuffer_next_event(c->kbuf, &c->ts);
+	while (!c->data) {
+		n = tracefs_cpu_read(c->tcpu, c->page, true);
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return rec_err(err, "reading CPU %d's trace buffer: %s", cpu,
+					       strerror(errno));
+			return 0;
+		}
+		if (kbuffer_load_subbuffer(c->kbuf, c->page))
+			return rec_err(err, "CPU %d's trace buffer: bad sub-buffer", cpu);
+		c->data = kbuffer_read_event(c->kbuf, &c->ts);
+	}
+	return 0;
+}
+
 /**
  * rec_trace_open() - create deter's tracefs instance and enable its events
  * @buffer_kb: ring buffer per CPU, KiB
@@ -325,6 +404,8 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 			REC_TRACE_INSTANCE, strerror(errno));
 		goto fail;
 	}
+	if (rec_trace_readers(t, err))
+		goto fail;
 	return t;
 fail:
 	rec_trace_close(t);
@@ -341,10 +422,42 @@ fail:
  */
 int rec_trace_poll(struct rec_trace *t, struct rec_table *table, char **err)
 {
+	struct tep_record r = { 0 };
+	struct rec_trace_cpu *c, *min;
+	struct tep_event *ev;
+	uint16_t id;
+	int cpu;
+
 	t->table = table;
-	if (tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0,
-				       rec_trace_record, t) < 0)
-		return rec_err(err, "reading the ring buffers: %s", strerror(errno));
+	for (cpu = 0; cpu < t->ncpu; cpu++)
+		if (t->cpu[cpu].tcpu && !t->cpu[cpu].data &&
+		    rec_trace_cpu_next(&t->cpu[cpu], cpu, err))
+			return -1;
+	/*
+	 * Oldest record first across CPUs, as they were written: a
+	 * connection's events then come in sequence and need no sorting.
+	 */
+	for (;;) {
+		min = NULL;
+		for (cpu = 0; cpu < t->ncpu; cpu++) {
+			c = &t->cpu[cpu];
+			if (c->data && (!min || c->ts < min->ts))
+				min = c;
+		}
+		if (!min)
+			break;
+		memcpy(&id, min->data, sizeof(id));	/* common_type */
+		ev = id == t->ev->id ? t->ev : id == t->state->id ? t->state :
+		     id == t->conn->id ? t->conn : id == t->lost->id ? t->lost : NULL;
+		if (ev) {
+			r.ts = min->ts;
+			r.data = min->data;
+			r.size = kbuffer_event_size(min->kbuf);
+			rec_trace_record(ev, &r, min - t->cpu, t);
+		}
+		if (rec_trace_cpu_next(min, min - t->cpu, err))
+			return -1;
+	}
 	if (t->failed)
 		return rec_err(err, "out of memory for events");
 	return 0;
@@ -392,8 +505,18 @@ unsigned long long rec_trace_events(const struct rec_trace *t)
  */
 void rec_trace_close(struct rec_trace *t)
 {
+	int i;
+
 	if (!t)
 		return;
+	for (i = 0; t->cpu && i < t->ncpu; i++) {
+		if (t->cpu[i].tcpu)
+			tracefs_cpu_close(t->cpu[i].tcpu);
+		if (t->cpu[i].kbuf)
+			kbuffer_free(t->cpu[i].kbuf);
+		free(t->cpu[i].page);
+	}
+	free(t->cpu);
 	if (t->inst) {
 		tracefs_event_disable(t->inst, "deter", NULL);
 		tracefs_instance_destroy(t->inst);
