@@ -70,6 +70,10 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 		   char **err);
 int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 		   uint32_t nevents, struct rec_log *log, char **err);
+/* zstd level of the logs rec_log_write() writes. */
+#define REC_LOG_ZSTD_LEVEL 9
+extern int rec_log_zstd_level;
+
 void rec_log_write_end(void);
 int rec_log_write(const char *dir, struct deter_log_header *hdr,
 		  const struct rec_ev *evs, size_t n,

@@ -118,8 +118,10 @@ void rec_usage_record(FILE *f)
 		"  -p, --port P         record connections with local or remote port P (repeatable)\n"
 		"  -t, --threshold-us N send-time sampling error bound, us (default 5)\n"
 		"  -D, --duration S     stop after S seconds\n"
-		"  -b, --buffer-kb N    ring buffer per CPU, KiB (default %d)\n",
-		REC_DEFAULT_DIR, REC_BUFFER_KB);
+		"  -b, --buffer-kb N    ring buffer per CPU, KiB (default %d)\n"
+		"  -z, --zstd-level N   log compression, 1 (least CPU) to 19 (smallest logs;\n"
+		"                       default %d)\n",
+		REC_DEFAULT_DIR, REC_BUFFER_KB, REC_LOG_ZSTD_LEVEL);
 }
 
 int rec_cmd_record(int argc, char **argv)
@@ -130,6 +132,7 @@ int rec_cmd_record(int argc, char **argv)
 		{ "threshold-us", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "zstd-level", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -148,7 +151,7 @@ int rec_cmd_record(int argc, char **argv)
 	unsigned int i;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:p:t:D:b:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:p:t:D:b:z:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			dir = optarg;
@@ -178,6 +181,13 @@ int rec_cmd_record(int argc, char **argv)
 				return rec_usage_err("record",
 						     "--buffer-kb: '%s' is not a size from 64 to 4194304",
 						     optarg);
+			break;
+		case 'z':
+			if (rec_num(optarg, 19, &v) || !v)
+				return rec_usage_err("record",
+						     "--zstd-level: '%s' is not a level from 1 to 19",
+						     optarg);
+			rec_log_zstd_level = v;
 			break;
 		case 'h':
 			rec_usage_record(stdout);

@@ -136,6 +136,20 @@ B=106fbda500000006
 	[ "$stderr" = "deter: record: deter.ko is not loaded (/sys/kernel/debug/deter/control missing): insmod deter.ko" ]
 }
 
+@test "deter record rejects a zstd level outside 1-19" {
+	for z in 0 20 x; do
+		run --separate-stderr "$DETER" record --zstd-level $z
+		assert_status 2
+		[ "${stderr_lines[0]}" = "deter: record: --zstd-level: '$z' is not a level from 1 to 19" ]
+	done
+}
+
+@test "deter record --help names the zstd level and its default" {
+	run "$DETER" record --help
+	assert_status 0
+	[[ "$output" == *"-z, --zstd-level N"*"default 9)"* ]]
+}
+
 @test "deter record rejects a bad port" {
 	run --separate-stderr "$DETER" record --port 0
 	assert_status 2
