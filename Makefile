@@ -116,12 +116,16 @@ $(B)/tests/bench/insns.so: tests/bench/insns.c tests/bench/qemu_plugin_api.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o $@ $<
 
+$(B)/tests/bench/profile.so: tests/bench/profile.c tests/bench/qemu_plugin_api.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o $@ $<
+
 $(B)/tests/bench/insnmark: tests/bench/insnmark.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 bench: deps
-	$(MAKE) all unit $(B)/tests/bench/insns.so $(B)/tests/bench/insnmark
+	$(MAKE) all unit $(B)/tests/bench/insns.so $(B)/tests/bench/profile.so $(B)/tests/bench/insnmark
 	$(MAKE) kernel
 	$(MAKE) kmod
 	tests/vm/run --timeout 3000 -- tests/bench/record.sh

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The QEMU TCG plugin entry points tests/bench/insns.c uses. QEMU 7.2
- * (Debian 12) installs no plugin header: these are declared as its
- * include/qemu/qemu-plugin.h has them (plugin API version 1).
+ * The QEMU TCG plugin entry points tests/bench/insns.c and profile.c
+ * use. QEMU 7.2 (Debian 12) installs no plugin header: these are
+ * declared as its include/qemu/qemu-plugin.h has them (plugin API
+ * version 1).
  */
 #ifndef _QEMU_PLUGIN_API_H
 #define _QEMU_PLUGIN_API_H
@@ -29,7 +30,11 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    void (*cb)(qemu_plugin_id_t id, void *udata),
 				    void *udata);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
+					  void (*cb)(unsigned int vcpu, void *udata),
+					  int flags, void *udata);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
 						 size_t idx);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
