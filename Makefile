@@ -112,11 +112,11 @@ clean:
 
 # The guest-instruction counter (a QEMU plugin, host side) and its marker
 # (static, run in the guest).
-$(B)/tests/bench/insns.so: tests/bench/insns.c tests/bench/qemu_plugin_api.h
+$(B)/tests/bench/insns.so: tests/bench/insns.c tests/bench/insnmark.h tests/bench/qemu_plugin_api.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o $@ $<
 
-$(B)/tests/bench/profile.so: tests/bench/profile.c tests/bench/qemu_plugin_api.h
+$(B)/tests/bench/profile.so: tests/bench/profile.c tests/bench/insnmark.h tests/bench/qemu_plugin_api.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o $@ $<
 

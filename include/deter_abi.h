@@ -26,6 +26,13 @@ enum {
 	DETER_ABI_VERSION_MIN = 2,
 };
 
+/*
+ * Events per deter_ev trace record, at most: deter.ko batches a
+ * connection's events, the recorder reads the arrays. A plain number:
+ * the trace event's format file spells it out.
+ */
+#define DETER_EV_BATCH	4
+
 /* Default send-time sampling threshold (DETER §3.3): 5 us. */
 enum {
 	DETER_SAMPLE_THRESHOLD_NS = 5000,

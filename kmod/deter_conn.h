@@ -29,12 +29,10 @@ struct sk_buff;
 struct sock;
 
 /*
- * Events a connection's recording emits together, in one trace event:
- * the tracepoint and the ring buffer cost per record, not per byte.
+ * One event waiting in its connection's batch of DETER_EV_BATCH (the
+ * tracepoint and the ring buffer cost per record, not per byte); fields
+ * as deter_abi.h has them.
  */
-#define DETER_EV_BATCH	4
-
-/* One event waiting in its connection's batch (deter_abi.h fields). */
 struct deter_rec_ev {
 	u64 a, b, c;
 	u32 seq;

@@ -255,7 +255,7 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 		snprintf(c->hdr.host, sizeof(c->hdr.host), "%s", t->host);
 		status |= DETER_LOG_NO_IDENTITY;
 	}
-	/* Each CPU's events come in order; most logs need no sort at all. */
+	/* The reader hands records over oldest first: rarely out of order. */
 	for (i = 1; i < c->nevs && c->evs[i - 1].seq <= c->evs[i].seq; i++)
 		;
 	if (i < c->nevs)

@@ -63,9 +63,6 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "logs are little-endian; add conversions for this host");
 
 enum {
-	REC_LOG_RUN = 0,		/* tag type: repeat previous */
-	REC_LOG_SEQGAP = 14,		/* tag type: the next record's seq skips */
-	REC_LOG_CALLREF = 15,		/* tag type: CALL from dictionary */
 	REC_LOG_DICT = 64,		/* dictionary entries */
 	/* No log may claim more events than this (a 32-bit seq space). */
 	REC_LOG_MAX_EVENTS = 1 << 28,

@@ -26,10 +26,16 @@ struct rec_state {
 	uint64_t v[DETER_ST_MAX];
 };
 
+/* A record's tag is type << 4 | sub: an event type, or one of these. */
+enum {
+	REC_LOG_RUN = 0,	/* repeat the previous; sub: its event type */
+	REC_LOG_SEQGAP = 14,	/* the next record's seq skips (format 4) */
+	REC_LOG_CALLREF = 15,	/* a CALL from the dictionary */
+};
+
 /*
- * Where a log body's bytes go, per record tag (type << 4 | sub; type 0 is
- * a run, its sub the repeated event's type; type 15 a dictionary call):
- * records, the events they stand for, and their encoded bytes.
+ * Where a log body's bytes go, per record tag (stat[type][sub]): records,
+ * the events they stand for, and their encoded bytes.
  */
 struct rec_log_stat {
 	uint32_t records, events;

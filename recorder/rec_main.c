@@ -691,18 +691,19 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 }
 
 static const char *const rec_type_names[16] = {
-	[0] = "run", [DETER_EV_LOCK] = "lock", [DETER_EV_RX] = "rx",
+	[REC_LOG_RUN] = "run", [DETER_EV_LOCK] = "lock", [DETER_EV_RX] = "rx",
 	[DETER_EV_NET] = "net", [DETER_EV_CALL] = "call",
 	[DETER_EV_CALL_DONE] = "return", [DETER_EV_SAMPLE] = "sample",
 	[DETER_EV_CONFIG] = "config", [DETER_EV_VALUE] = "value",
-	[DETER_EV_STATE] = "state", [14] = "seqgap", [15] = "call",
+	[DETER_EV_STATE] = "state", [REC_LOG_SEQGAP] = "seqgap",
+	[REC_LOG_CALLREF] = "callref",
 };
 
 /* A record tag's sub as a name, or "" when its kind has none. */
 static const char *rec_sub_name(unsigned int type, unsigned int sub)
 {
 	switch (type) {
-	case 0:
+	case REC_LOG_RUN:
 		return sub < 16 && rec_type_names[sub] ? rec_type_names[sub] : "?";
 	case DETER_EV_LOCK:
 		return sub < DETER_LOCK_MAX ? rec_lock_names[sub] : "?";
@@ -710,7 +711,7 @@ static const char *rec_sub_name(unsigned int type, unsigned int sub)
 		return sub < DETER_NET_MAX ? rec_net_names[sub] : "?";
 	case DETER_EV_CALL:
 	case DETER_EV_CALL_DONE:
-	case 15:
+	case REC_LOG_CALLREF:
 		return sub < DETER_ABI_CALL_MAX ? rec_call_names[sub] : "?";
 	case DETER_EV_CONFIG:
 		return sub < DETER_CFG_MAX ? rec_cfg_names[sub] : "?";
@@ -718,7 +719,7 @@ static const char *rec_sub_name(unsigned int type, unsigned int sub)
 		return sub < DETER_V_MAX ? rec_value_names[sub] : "?";
 	case DETER_EV_STATE:
 		return sub ? "summary" : "checkpoint";
-	case 14:
+	case REC_LOG_SEQGAP:
 		return "lost or skipped";
 	}
 	return "";
@@ -727,24 +728,20 @@ static const char *rec_sub_name(unsigned int type, unsigned int sub)
 /* deter show --stats: where a log's bytes go, biggest first. */
 static void rec_show_stats(const struct rec_log *log)
 {
+	const struct rec_log_stat *stat = &log->stat[0][0];	/* by tag */
 	const struct deter_log_header *h = &log->hdr;
-	unsigned int i, j, n = 0, order[256];
 	uint64_t raw = h->body_raw_len ? h->body_raw_len : 1, records = 0;
+	unsigned int i, j, t, n = 0, order[256];
 
-	for (i = 0; i < 16; i++)
-		for (j = 0; j < 16; j++)
-			if (log->stat[i][j].records) {
-				order[n++] = i << 4 | j;
-				records += log->stat[i][j].records;
-			}
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && log->stat[order[j] >> 4][order[j] & 15].bytes >
-				     log->stat[order[j - 1] >> 4][order[j - 1] & 15].bytes; j--) {
-			unsigned int t = order[j];
-
+	for (t = 0; t < 256; t++) {
+		if (!stat[t].records)
+			continue;
+		records += stat[t].records;
+		/* Insert, biggest first. */
+		for (j = n++; j > 0 && stat[order[j - 1]].bytes < stat[t].bytes; j--)
 			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+		order[j] = t;
+	}
 	printf("file       %zu B: header %zu B, body %u B compressed from %u B (%.1f %%)\n",
 	       sizeof(*h) + h->body_len, sizeof(*h), h->body_len, h->body_raw_len,
 	       100.0 * h->body_len / raw);
@@ -752,8 +749,8 @@ static void rec_show_stats(const struct rec_log *log)
 	printf("%-7s %-18s %8s %8s %9s %6s %7s\n", "kind", "", "records", "events",
 	       "bytes", "share", "B/event");
 	for (i = 0; i < n; i++) {
-		const struct rec_log_stat *st = &log->stat[order[i] >> 4][order[i] & 15];
-		const char *k = order[i] >> 4 == 15 ? "callref" : rec_type_names[order[i] >> 4];
+		const struct rec_log_stat *st = &stat[order[i]];
+		const char *k = rec_type_names[order[i] >> 4];
 
 		printf("%-7s %-18s %8u %8u %9llu %5.1f%% %7.2f\n", k ? k : "?",
 		       rec_sub_name(order[i] >> 4, order[i] & 15), st->records, st->events,

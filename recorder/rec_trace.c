@@ -31,8 +31,6 @@
 #include "rec_trace.h"
 
 #define REC_TRACE_INSTANCE "deter"
-/* Events per deter_ev record at most (deter.ko's DETER_EV_BATCH). */
-#define REC_TRACE_BATCH 4
 
 enum rec_trace_field {
 	F_CONN, F_N,				/* deter_ev: scalars */
@@ -85,7 +83,7 @@ struct rec_trace {
 	struct tep_format_field *fstate[DETER_ST_MAX], *fst_conn, *fst_seq,
 				*fst_final;
 	struct rec_table *table;	/* during a poll */
-	unsigned long long events;	/* records read */
+	unsigned long long events;	/* events read */
 	unsigned long long lost_conns;	/* deter_lost events */
 	int failed;			/* the table ran out of memory */
 };
@@ -146,10 +144,10 @@ static int rec_trace_arrays_ok(struct tep_format_field **f, size_t n)
 
 	for (i = 0; i < n; i++)
 		if (!(f[i]->flags & TEP_FIELD_IS_ARRAY) ||
-		    f[i]->arraylen != REC_TRACE_BATCH ||
+		    f[i]->arraylen != DETER_EV_BATCH ||
 		    (f[i]->elementsize != 2 && f[i]->elementsize != 4 &&
 		     f[i]->elementsize != 8) ||
-		    (unsigned int)f[i]->size != f[i]->elementsize * REC_TRACE_BATCH)
+		    (unsigned int)f[i]->size != f[i]->elementsize * DETER_EV_BATCH)
 			return 0;
 	return 1;
 }
@@ -200,23 +198,21 @@ static struct tep_handle *rec_trace_tep(void)
 	return tep;
 }
 
-static int rec_trace_record(struct tep_event *event, struct tep_record *r,
-			    int cpu, void *ctx)
+/* One record of event type @id (common_type) into the table. */
+static void rec_trace_record(struct rec_trace *t, unsigned int id,
+			     const struct tep_record *r)
 {
-	struct rec_trace *t = ctx;
 	unsigned long long v[16];
 	struct rec_state st;
 	size_t i;
 
-	(void)cpu;
-	t->events++;
-	if (event->id == t->ev->id) {
+	if (id == (unsigned int)t->ev->id) {
 		unsigned long long conn = rec_trace_val(t->fev[F_CONN], r);
 		unsigned int n = rec_trace_val(t->fev[F_N], r);
 
-		if (n > REC_TRACE_BATCH)	/* not from this deter.ko */
+		if (n > DETER_EV_BATCH)	/* not from this deter.ko */
 			n = 0;
-		t->events += n ? n - 1 : 0;
+		t->events += n;
 		for (i = 0; i < n; i++) {
 			struct rec_ev e = {
 				.seq = rec_trace_elem(t->fev[F_SEQ], r, i),
@@ -230,20 +226,22 @@ static int rec_trace_record(struct tep_event *event, struct tep_record *r,
 			if (rec_table_event(t->table, conn, r->ts, &e))
 				t->failed = 1;
 		}
-	} else if (event->id == t->state->id) {
+	} else if (id == (unsigned int)t->state->id) {
+		t->events++;
 		for (i = 0; i < DETER_ST_MAX; i++)
 			st.v[i] = rec_trace_val(t->fstate[i], r);
 		if (rec_table_state(t->table, rec_trace_val(t->fst_conn, r), r->ts,
 				    rec_trace_val(t->fst_seq, r),
 				    rec_trace_val(t->fst_final, r), &st))
 			t->failed = 1;
-	} else if (event->id == t->conn->id) {
-		struct rec_conn_id id;
+	} else if (id == (unsigned int)t->conn->id) {
+		struct rec_conn_id cid;
 		const char *cc;
 
+		t->events++;
 		for (i = 0; i < 16; i++)
 			v[i] = rec_trace_val(t->fconn[i], r);
-		id = (struct rec_conn_id){
+		cid = (struct rec_conn_id){
 			.real_ns = v[1], .mono_ns = v[2], .seq = v[3],
 			.saddr = v[4], .daddr = v[5], .netns = v[6],
 			.iss = v[7], .irs = v[8], .ipid = v[9], .flags = v[10],
@@ -251,15 +249,15 @@ static int rec_trace_record(struct tep_event *event, struct tep_record *r,
 			.sport = v[14], .dport = v[15],
 		};
 		cc = (const char *)r->data + t->fcc->offset;
-		memcpy(id.cc, cc, sizeof(id.cc) < (size_t)t->fcc->size ?
-		       sizeof(id.cc) : (size_t)t->fcc->size);
-		id.cc[sizeof(id.cc) - 1] = '\0';
-		if (rec_table_conn(t->table, v[0], r->ts, &id))
+		memcpy(cid.cc, cc, sizeof(cid.cc) < (size_t)t->fcc->size ?
+		       sizeof(cid.cc) : (size_t)t->fcc->size);
+		cid.cc[sizeof(cid.cc) - 1] = '\0';
+		if (rec_table_conn(t->table, v[0], r->ts, &cid))
 			t->failed = 1;
-	} else if (event->id == t->lost->id) {
+	} else if (id == (unsigned int)t->lost->id) {
+		t->events++;
 		t->lost_conns++;
 	}
-	return 0;
 }
 
 /* Open a reader on every CPU's buffer of the instance. */
@@ -424,7 +422,6 @@ int rec_trace_poll(struct rec_trace *t, struct rec_table *table, char **err)
 {
 	struct tep_record r = { 0 };
 	struct rec_trace_cpu *c, *min;
-	struct tep_event *ev;
 	uint16_t id;
 	int cpu;
 
@@ -447,14 +444,9 @@ int rec_trace_poll(struct rec_trace *t, struct rec_table *table, char **err)
 		if (!min)
 			break;
 		memcpy(&id, min->data, sizeof(id));	/* common_type */
-		ev = id == t->ev->id ? t->ev : id == t->state->id ? t->state :
-		     id == t->conn->id ? t->conn : id == t->lost->id ? t->lost : NULL;
-		if (ev) {
-			r.ts = min->ts;
-			r.data = min->data;
-			r.size = kbuffer_event_size(min->kbuf);
-			rec_trace_record(ev, &r, min - t->cpu, t);
-		}
+		r.ts = min->ts;
+		r.data = min->data;
+		rec_trace_record(t, id, &r);
 		if (rec_trace_cpu_next(min, min - t->cpu, err))
 			return -1;
 	}

@@ -17,16 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qemu_plugin_api.h"
+#include "insnmark.h"
 
 #define INSNS_EXPORT __attribute__((visibility("default")))
 
 INSNS_EXPORT int qemu_plugin_version = 1;
-
-/* nopw 0x72746544(%rax,%rax,1): tests/bench/insnmark.c runs it. */
-static const uint8_t insns_marker[] = {
-	0x66, 0x0f, 0x1f, 0x84, 0x00, 0x44, 0x65, 0x74, 0x72,
-};
 
 static uint64_t insns_total;
 static unsigned long insns_marks;
@@ -51,8 +46,7 @@ static void insns_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
-		if (qemu_plugin_insn_size(insn) == sizeof(insns_marker) &&
-		    !memcmp(qemu_plugin_insn_data(insn), insns_marker, sizeof(insns_marker)))
+		if (insnmark_is(insn))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, insns_mark,
 							       QEMU_PLUGIN_CB_NO_REGS, NULL);
 	}

@@ -19,18 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qemu_plugin_api.h"
+#include "insnmark.h"
 
 #define PROFILE_EXPORT __attribute__((visibility("default")))
 #define PROFILE_PHASES 4
 #define PROFILE_SLOTS 4194304u	/* blocks, open addressing; a power of 2 */
 
 PROFILE_EXPORT int qemu_plugin_version = 1;
-
-/* nopw 0x72746544(%rax,%rax,1), as tests/bench/insns.c. */
-static const uint8_t profile_marker[] = {
-	0x66, 0x0f, 0x1f, 0x84, 0x00, 0x44, 0x65, 0x74, 0x72,
-};
 
 struct profile_tb {
 	uint64_t vaddr;
@@ -95,9 +90,7 @@ static void profile_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
-		if (qemu_plugin_insn_size(insn) == sizeof(profile_marker) &&
-		    !memcmp(qemu_plugin_insn_data(insn), profile_marker,
-			    sizeof(profile_marker)))
+		if (insnmark_is(insn))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, profile_mark,
 							       QEMU_PLUGIN_CB_NO_REGS, NULL);
 	}
