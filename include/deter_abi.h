@@ -16,12 +16,13 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 4,
+	DETER_ABI_VERSION = 5,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
-	 * body in one stream with every record's sequence delta, 4 in
-	 * streams by kind (recorder/rec_log.c). Events are the same.
+	 * body in one stream with every record's sequence delta, 4 and 5 in
+	 * streams by kind (recorder/rec_log.c). 5 adds VALUE MEM, NET ICMP
+	 * and CALL SETSOCKOPT, encoded as 4 encodes events.
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };
@@ -98,6 +99,12 @@ enum deter_net {
 	DETER_NET_GAP,		/* IDs [a, a + b) missing: dropped or reordered */
 	DETER_NET_LATE,		/* ID a arrived after later ones: reordered */
 	DETER_NET_CE,		/* ID a arrived marked CE */
+	/*
+	 * An ICMP error reached the socket: a = type << 8 | code, b = its
+	 * info (the next-hop MTU of a fragmentation-needed error) << 32 |
+	 * the sequence number of the segment it quotes minus snd_una then.
+	 */
+	DETER_NET_ICMP,
 	DETER_NET_MAX,
 };
 
@@ -107,6 +114,7 @@ enum deter_abi_call {
 	DETER_ABI_CALL_RECVMSG,
 	DETER_ABI_CALL_SHUTDOWN,
 	DETER_ABI_CALL_CLOSE,
+	DETER_ABI_CALL_SETSOCKOPT,	/* a: value, flags: TCP_QUICKACK or TCP_WINDOW_CLAMP */
 	DETER_ABI_CALL_MAX,
 };
 
@@ -393,6 +401,11 @@ enum {
  *   MISSING       values this end depends on were not recorded (a: enum
  *                 deter_abi_missing); the log is incomplete
  *                 (DETER_LOG_MISSING_VALUES) and replay refuses it
+ *   MEM           a memory accounting decision shared with the host's
+ *                 other sockets (enum deter_abi_mem) came out unlike the
+ *                 previous time this socket made it (all start false):
+ *                 how many such decisions of any kind since the previous
+ *                 MEM (a), and kind << 1 | the new outcome (b)
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
@@ -407,7 +420,17 @@ enum deter_abi_value {
 	DETER_V_PAGE_FRAG,
 	DETER_V_CHILD_IPID,
 	DETER_V_MISSING,
+	DETER_V_MEM,
 	DETER_V_MAX,
+};
+
+/* The decisions of a VALUE MEM, b >> 1. */
+enum deter_abi_mem {
+	DETER_MEM_PRESSURE,	/* TCP under memory pressure (host or memcg) */
+	DETER_MEM_ABOVE_LOW,	/* the host's TCP memory at or above tcp_mem[0] */
+	DETER_MEM_SUPPRESS,	/* __sk_mem_raise_allocated() suppressed a charge */
+	DETER_MEM_OOM,		/* tcp_check_oom(): too many orphans or over tcp_mem[2] */
+	DETER_MEM_MAX,
 };
 
 /* What a MISSING value says was not recorded. */
@@ -419,7 +442,7 @@ enum deter_abi_missing {
 static inline int deter_value_has_b(unsigned int what)
 {
 	return what == DETER_V_BACKLOG_LEN || what == DETER_V_PAGE_FRAG ||
-	       what == DETER_V_CHILD_IPID;
+	       what == DETER_V_CHILD_IPID || what == DETER_V_MEM;
 }
 
 /*

@@ -18,11 +18,28 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <net/deter.h>
 
 #include "../include/deter_abi.h"
 #include "deter_sample.h"
 
 struct deter_rpl;
+
+/* A memory accounting value (DETER_VAL_MEM_*, DETER_VAL_OOM) as the log's kind. */
+static inline unsigned int deter_value_mem_kind(enum deter_value what)
+{
+	switch (what) {
+	case DETER_VAL_MEM_PRESSURE:
+		return DETER_MEM_PRESSURE;
+	case DETER_VAL_MEM_ABOVE_LOW:
+		return DETER_MEM_ABOVE_LOW;
+	case DETER_VAL_MEM_SUPPRESS:
+		return DETER_MEM_SUPPRESS;
+	default:
+		return DETER_MEM_OOM;
+	}
+}
+
 struct dentry;
 struct net;
 struct sk_buff;
@@ -69,6 +86,13 @@ struct deter_sock {
 	u32 tsq_room;
 	u32 autocork_idle;
 	u32 hostq_gone;
+	/*
+	 * Under the socket lock: memory accounting decisions (enum
+	 * deter_abi_mem) since the last one that changed, and each kind's
+	 * current outcome, a bit per kind (record and replay).
+	 */
+	u32 mem_run;
+	u8 mem_state;
 	/* owner only: its backlog reads that found it empty, in a row */
 	u32 bl_empty;
 	/* owner only: page-fragment refills that kept going, in a row */

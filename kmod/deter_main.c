@@ -106,6 +106,13 @@ static void deter_op_call_done(struct sock *sk, enum deter_call call,
 		deter_rec_sk_call_done(sk, call, ret);
 }
 
+static void deter_op_icmp(struct sock *sk, const struct sk_buff *skb,
+			  u32 info)
+{
+	if (!deter_replay_sk_icmp(sk))
+		deter_rec_sk_icmp(sk, skb, info);
+}
+
 static u64 deter_op_value(const struct sock *sk, const struct sk_buff *skb,
 			  enum deter_value what, u64 val)
 {
@@ -140,6 +147,7 @@ static const struct deter_ops deter_tcp_ops = {
 	.sk_page_frag_refill = deter_op_page_frag_refill,
 	.value		= deter_op_value,
 	.jiffies	= deter_op_jiffies,
+	.sk_icmp	= deter_op_icmp,
 	.owner		= THIS_MODULE,
 };
 

@@ -35,6 +35,7 @@
 
 #include <linux/capability.h>
 #include <linux/debugfs.h>
+#include <linux/icmp.h>
 #include <linux/ip.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -90,6 +91,7 @@ static const u8 deter_rec_call_abi[DETER_CALL_MAX] = {
 	[DETER_CALL_RECVMSG] = DETER_ABI_CALL_RECVMSG,
 	[DETER_CALL_SHUTDOWN] = DETER_ABI_CALL_SHUTDOWN,
 	[DETER_CALL_CLOSE] = DETER_ABI_CALL_CLOSE,
+	[DETER_CALL_SETSOCKOPT] = DETER_ABI_CALL_SETSOCKOPT,
 };
 
 /* The state of @sk if deter is recording it, else NULL. */
@@ -347,6 +349,24 @@ static void deter_rec_rare(struct deter_sock *ds, u16 what, u32 *run, u64 val)
 	*run = 0;
 }
 
+/*
+ * A memory accounting decision the host's other sockets share: log the
+ * ones that came out unlike this socket's previous decision of their
+ * kind, each with how many decisions of any kind came before it since
+ * the previous logged one. 0 B while the host has memory to spare.
+ */
+static void deter_rec_mem(struct deter_sock *ds, unsigned int kind, bool yes)
+{
+	if (yes == !!(ds->mem_state & BIT(kind))) {
+		ds->mem_run++;
+		return;
+	}
+	ds->mem_state ^= BIT(kind);
+	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MEM, ds->mem_run,
+		       kind << 1 | yes, 0);
+	ds->mem_run = 0;
+}
+
 /**
  * deter_rec_value() - TCP used a value it took from the kernel
  * @sk: the socket (the request socket for DETER_VAL_SYNACK_CLOCK, the
@@ -417,6 +437,12 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		break;
 	case DETER_VAL_HOST_QUEUED:
 		deter_rec_rare(ds, DETER_V_HOST_QUEUED, &ds->hostq_gone, val);
+		break;
+	case DETER_VAL_MEM_PRESSURE:
+	case DETER_VAL_MEM_ABOVE_LOW:
+	case DETER_VAL_MEM_SUPPRESS:
+	case DETER_VAL_OOM:
+		deter_rec_mem(ds, deter_value_mem_kind(what), val);
 		break;
 	case DETER_VAL_BACKLOG_LEN:
 		/*
@@ -923,6 +949,33 @@ void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret)
 	seq = deter_rec_emit(ds, DETER_EV_CALL_DONE, deter_rec_call_abi[call],
 			     (u64)ret, 0, 0);
 	deter_rec_checkpoint(ds, sk, seq);
+}
+
+/**
+ * deter_rec_sk_icmp() - an ICMP error reached a recorded socket
+ * @sk: the socket, its spinlock held (it may be owned)
+ * @skb: the ICMP message; its data is the IP header it quotes
+ * @info: the next-hop MTU of a fragmentation-needed error, else 0
+ */
+void deter_rec_sk_icmp(struct sock *sk, const struct sk_buff *skb, u32 info)
+{
+	struct deter_sock *ds = deter_rec_get(sk);
+	const struct icmphdr *ih = icmp_hdr(skb);
+	const struct iphdr *iph = (const struct iphdr *)skb->data;
+	const struct tcphdr *th;
+	u32 quoted;
+
+	if (!ds) {
+		deter_rec_jif_clear();
+		return;
+	}
+	deter_rec_jiffies(ds);
+	/* tcp_v4_err() read the quoted header's first 8 bytes: they are there. */
+	th = (const struct tcphdr *)(skb->data + (iph->ihl << 2));
+	quoted = ntohl(th->seq) - tcp_sk(sk)->snd_una;
+	deter_rec_emit(ds, DETER_EV_NET, DETER_NET_ICMP,
+		       (u64)ih->type << 8 | ih->code, (u64)info << 32 | quoted,
+		       0);
 }
 
 /**

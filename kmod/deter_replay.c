@@ -100,6 +100,7 @@ struct deter_rpl {
 	struct deter_rpl_rare hostq;	/* HOST_QUEUED */
 	struct deter_rpl_rare bl;	/* BACKLOG_LEN */
 	struct deter_rpl_rare pf;	/* PAGE_FRAG */
+	struct deter_rpl_rare mem;	/* MEM: the next change */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u32 app_woken;			/* ctx + 1 of the last app wake-up */
 	u64 rx_last;			/* highest index a segment's RX logs */
@@ -523,6 +524,9 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	deter_rpl_rare_init(rpl, &rpl->hostq, DETER_V_HOST_QUEUED);
 	deter_rpl_rare_init(rpl, &rpl->bl, DETER_V_BACKLOG_LEN);
 	deter_rpl_rare_init(rpl, &rpl->pf, DETER_V_PAGE_FRAG);
+	deter_rpl_rare_init(rpl, &rpl->mem, DETER_V_MEM);
+	ds->mem_run = 0;
+	ds->mem_state = 0;
 	/* The log starts with the jiffies at the connection's start. */
 	e = deter_rpl_at(rpl, 0);
 	if (e && e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
@@ -1100,6 +1104,72 @@ static bool deter_rpl_rare(struct deter_rpl *rpl, struct deter_rpl_rare *r,
 	return yes;
 }
 
+static const char *const deter_rpl_mem_names[DETER_MEM_MAX] = {
+	[DETER_MEM_PRESSURE] = "memory pressure",
+	[DETER_MEM_ABOVE_LOW] = "memory above tcp_mem[0]",
+	[DETER_MEM_SUPPRESS] = "allocation suppressed",
+	[DETER_MEM_OOM] = "out of memory or orphans",
+};
+
+/*
+ * A memory accounting decision shared with the host's other sockets: it
+ * comes out as it did in the original, changing where the log says,
+ * whatever the replay host's own load.
+ */
+static bool deter_rpl_mem(struct deter_rpl *rpl, unsigned int kind)
+{
+	struct deter_sock *ds = rpl->ds;
+	const struct deter_replay_ev *e;
+	bool yes;
+
+	spin_lock_bh(&rpl->lock);
+	e = rpl->mem.ev;
+	if (e && e->a == ds->mem_run) {
+		if (e->b >> 1 != kind)
+			deter_rpl_diverge(rpl, "event %u: decision on %s, not on %s",
+					  e->seq,
+					  deter_rpl_mem_names[(e->b >> 1) % DETER_MEM_MAX],
+					  deter_rpl_mem_names[kind]);
+		ds->mem_state &= ~BIT(kind);
+		ds->mem_state |= (e->b & 1) << kind;
+		rpl->mem.ev = deter_rpl_next_value(rpl, &rpl->mem.cursor,
+						   DETER_V_MEM);
+		ds->mem_run = 0;
+	} else {
+		if (e && e->a < ds->mem_run)
+			deter_rpl_diverge(rpl, "event %u: %s changed after %llu decisions, not %u",
+					  e->seq,
+					  deter_rpl_mem_names[(e->b >> 1) % DETER_MEM_MAX],
+					  e->a, ds->mem_run);
+		ds->mem_run++;
+	}
+	yes = ds->mem_state & BIT(kind);
+	spin_unlock_bh(&rpl->lock);
+	return yes;
+}
+
+/**
+ * deter_replay_sk_icmp() - an ICMP error reached a socket
+ * @sk: the socket, its spinlock held
+ *
+ * Replay does not deliver ICMP errors (deter replay refuses a log that
+ * has one), so one reaching a replayed socket came from the replay host:
+ * the replay can no longer follow the log.
+ *
+ * Return: whether @sk is replayed (recording then skips it).
+ */
+bool deter_replay_sk_icmp(struct sock *sk)
+{
+	struct deter_rpl *rpl = deter_rpl_get(sk);
+
+	if (!rpl)
+		return false;
+	spin_lock_bh(&rpl->lock);
+	deter_rpl_diverge(rpl, "an ICMP error the original did not get reached the socket");
+	spin_unlock_bh(&rpl->lock);
+	return true;
+}
+
 /**
  * deter_replay_page_frag_refill() - tcp_sendmsg_locked() refills its page
  *	fragment
@@ -1254,6 +1324,12 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 	case DETER_VAL_HOST_QUEUED:
 		*val = deter_rpl_rare(rpl, &rpl->hostq, DETER_V_HOST_QUEUED,
 				      &rpl->ds->hostq_gone, NULL);
+		return true;
+	case DETER_VAL_MEM_PRESSURE:
+	case DETER_VAL_MEM_ABOVE_LOW:
+	case DETER_VAL_MEM_SUPPRESS:
+	case DETER_VAL_OOM:
+		*val = deter_rpl_mem(rpl, deter_value_mem_kind(what));
 		return true;
 	case DETER_VAL_BACKLOG_LEN:
 		/* Only the owner's reads are logged; the rest find it empty. */

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -277,6 +278,7 @@ static const char *const rec_value_names[DETER_V_MAX] = {
 	[DETER_V_PAGE_FRAG] = "page_frag_after",
 	[DETER_V_CHILD_IPID] = "child_ipid",
 	[DETER_V_MISSING] = "missing",
+	[DETER_V_MEM] = "mem_after",
 };
 
 static void rec_addr(char *buf, size_t len, uint32_t addr, uint16_t port)
@@ -499,12 +501,28 @@ static const char *const rec_lock_names[DETER_LOCK_MAX] = {
 };
 
 static const char *const rec_call_names[DETER_ABI_CALL_MAX] = {
-	"sendmsg", "recvmsg", "shutdown", "close",
+	"sendmsg", "recvmsg", "shutdown", "close", "setsockopt",
 };
 
 static const char *const rec_net_names[DETER_NET_MAX] = {
-	"gap", "late", "ce",
+	"gap", "late", "ce", "icmp",
 };
+
+static const char *const rec_mem_names[DETER_MEM_MAX] = {
+	"pressure", "above_tcp_mem0", "suppressed", "oom",
+};
+
+/* A socket option a CALL SETSOCKOPT names. */
+static const char *rec_tcpopt_name(uint64_t opt)
+{
+	switch (opt) {
+	case TCP_QUICKACK:
+		return "TCP_QUICKACK";
+	case TCP_WINDOW_CLAMP:
+		return "TCP_WINDOW_CLAMP";
+	}
+	return "?";
+}
 
 static const char *const rec_cfg_names[DETER_CFG_MAX] = {
 	"sndbuf", "rcvbuf", "nodelay", "user_mss", "offload",
@@ -555,6 +573,16 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		}
 		break;
 	case DETER_EV_NET:
+		if (e->sub == DETER_NET_ICMP) {
+			printf(json ? "\"event\":\"net\",\"action\":\"icmp\"," : "net        icmp");
+			printf(json ? "\"type\":%llu,\"code\":%llu," : " type %llu code %llu",
+			       (unsigned long long)(e->a >> 8), (unsigned long long)(e->a & 0xff));
+			printf(json ? "\"info\":%llu,\"quoted_seq\":%llu}\n" :
+				      " info %llu, quoting snd_una + %llu\n",
+			       (unsigned long long)(e->b >> 32),
+			       (unsigned long long)(e->b & 0xffffffff));
+			break;
+		}
 		printf(json ?
 		       "\"event\":\"net\",\"action\":\"%s\",\"index\":%llu,\"count\":%llu}\n" :
 		       "net        %s ipid %llu count %llu\n",
@@ -562,6 +590,15 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		       (unsigned long long)e->b);
 		break;
 	case DETER_EV_CALL:
+		if (e->sub == DETER_ABI_CALL_SETSOCKOPT) {
+			printf(json ? "\"event\":\"call\",\"call\":\"setsockopt\"," :
+				      "call       setsockopt");
+			printf(json ? "\"option\":\"%s\"," : " %s",
+			       rec_tcpopt_name(e->b >> 32));
+			printf(json ? "\"value\":%lld,\"tid\":%llu}\n" : " = %lld tid %llu\n",
+			       (long long)(int32_t)e->a, (unsigned long long)(e->b & 0xffffffff));
+			break;
+		}
 		printf(json ? "\"event\":\"call\",\"call\":\"%s\",\"bytes\":%llu," :
 			      "call       %s bytes %llu",
 		       rec_call_names[e->sub], (unsigned long long)e->a);
@@ -663,6 +700,10 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		if (e->sub == DETER_V_BACKLOG_LEN)
 			printf(json ? ",\"bytes\":%llu" : ": %llu B",
 			       (unsigned long long)e->b);
+		else if (e->sub == DETER_V_MEM)
+			printf(json ? ",\"decision\":\"%s\",\"now\":%llu" : ": %s now %llu",
+			       rec_mem_names[(e->b >> 1) % DETER_MEM_MAX],
+			       (unsigned long long)(e->b & 1));
 		else if (e->sub == DETER_V_PAGE_FRAG)
 			printf(json ? ",\"offset\":%llu,\"page_bytes\":%llu" :
 				      ": offset %llu of a %llu B page",

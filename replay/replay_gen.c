@@ -305,6 +305,7 @@ static void *replay_gen_thread(void *arg)
 	char gots[96];
 	ssize_t r;
 	int64_t got;
+	int v;
 
 	for (i = 0; i < w->t->ncalls; i++)
 		if (w->t->calls[i].call == DETER_ABI_CALL_RECVMSG && w->t->calls[i].arg > rlen)
@@ -334,6 +335,10 @@ static void *replay_gen_thread(void *arg)
 		case DETER_ABI_CALL_SHUTDOWN:
 			r = shutdown(ctx->fd, (int)c->arg - 1);
 			break;
+		case DETER_ABI_CALL_SETSOCKOPT:
+			v = (int)c->arg;
+			r = setsockopt(ctx->fd, IPPROTO_TCP, (int)c->flags, &v, sizeof(v));
+			break;
 		default:
 			r = close(ctx->fd);
 			break;
@@ -345,10 +350,17 @@ static void *replay_gen_thread(void *arg)
 					 strerror(-got));
 			else
 				snprintf(gots, sizeof(gots), "%lld", (long long)got);
-			replay_gen_report(ctx, 'D',
-					  "event %u: %s of %llu bytes returned %s, expected %lld",
-					  c->seq, replay_call_name(c->call),
-					  (unsigned long long)c->arg, gots, (long long)c->ret);
+			if (c->call == DETER_ABI_CALL_SETSOCKOPT)
+				replay_gen_report(ctx, 'D',
+						  "event %u: setsockopt of TCP option %u to %d returned %s, expected %lld",
+						  c->seq, c->flags, (int)c->arg, gots,
+						  (long long)c->ret);
+			else
+				replay_gen_report(ctx, 'D',
+						  "event %u: %s of %llu bytes returned %s, expected %lld",
+						  c->seq, replay_call_name(c->call),
+						  (unsigned long long)c->arg, gots,
+						  (long long)c->ret);
 			w->ret = 1;
 			break;
 		}

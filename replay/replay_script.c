@@ -37,20 +37,22 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 static const char *const replay_call_names[DETER_ABI_CALL_MAX] = {
-	"sendmsg", "recvmsg", "shutdown", "close",
+	"sendmsg", "recvmsg", "shutdown", "close", "setsockopt",
 };
 
 /**
  * replay_call_name() - name of a recorded socket call
  * @call: enum deter_abi_call
  *
- * Return: "sendmsg", "recvmsg", "shutdown", "close" or "call?".
+ * Return: "sendmsg", "recvmsg", "shutdown", "close", "setsockopt" or
+ * "call?".
  */
 const char *replay_call_name(uint16_t call)
 {
@@ -82,6 +84,23 @@ static int replay_hdr_peer(const struct deter_log_header *a,
 /* Negotiated options both ends must agree on. */
 #define REPLAY_NEGOTIATED (DETER_CONN_TS | DETER_CONN_SACK | DETER_CONN_ECN | \
 			   DETER_CONN_WSCALE)
+
+/* Refuse what the replay cannot reproduce yet, naming the first event. */
+static int replay_log_check(const char *path, const struct rec_log *log, char **err)
+{
+	const struct rec_ev *e;
+	size_t i;
+
+	for (i = 0; i < log->nevs; i++) {
+		e = &log->evs[i];
+		if (e->type == DETER_EV_NET && e->sub == DETER_NET_ICMP)
+			return rec_err(err,
+				       "%s: event %u: an ICMP error (type %llu code %llu) reached this end; replay does not deliver ICMP errors yet",
+				       path, e->seq, (unsigned long long)(e->a >> 8),
+				       (unsigned long long)(e->a & 0xff));
+	}
+	return 0;
+}
 
 /**
  * replay_pair_load() - read and check the two logs of one connection
@@ -121,6 +140,8 @@ int replay_pair_load(const char *path0, const char *path1,
 				st + strlen("incomplete,"));
 			goto fail;
 		}
+		if (replay_log_check(path[i], log[i], err))
+			goto fail;
 	}
 	h0 = &log[0]->hdr;
 	h1 = &log[1]->hdr;
@@ -477,7 +498,9 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		c->locks = !first && !mixed ? pending : 0;
 		pending = 0;
 		mixed = busy > 0;
-		if (e->sub == DETER_ABI_CALL_SENDMSG || e->sub == DETER_ABI_CALL_RECVMSG)
+		/* Under way until its return (shutdown and close have none). */
+		if (e->sub == DETER_ABI_CALL_SENDMSG || e->sub == DETER_ABI_CALL_RECVMSG ||
+		    e->sub == DETER_ABI_CALL_SETSOCKOPT)
 			busy++;
 		if (replay_push((void **)&fifo[e->sub], &tail[e->sub], &fcap[e->sub],
 				sizeof(*fifo[e->sub])))
@@ -595,6 +618,11 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 			if (c->call == DETER_ABI_CALL_SHUTDOWN && (c->arg < 1 || c->arg > 3))
 				return rec_err(err, "event %u: shutdown how %llu is not 1-3",
 					       c->seq, (unsigned long long)c->arg);
+			if (c->call == DETER_ABI_CALL_SETSOCKOPT &&
+			    c->flags != TCP_QUICKACK && c->flags != TCP_WINDOW_CLAMP)
+				return rec_err(err,
+					       "event %u: setsockopt of TCP option %u cannot be replayed",
+					       c->seq, c->flags);
 		}
 	}
 	return 0;

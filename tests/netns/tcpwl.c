@@ -3,7 +3,8 @@
  * tcpwl: the TCP workloads deter's scenarios record and replay.
  *
  *   tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]
- *                [--read-delay-us N] [--rcvbuf N] [SOCKET OPTIONS]
+ *                [--read-delay-us N] [--rcvbuf N] [--quickack]
+ *                [--window-clamp N] [SOCKET OPTIONS]
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
@@ -16,7 +17,9 @@
  * Socket options go on the listener (the accepted socket inherits them)
  * and before connect(), except the client's --keepalive, set after
  * connect(), and --tos-at and --cc-at, which set IP_TOS and
- * TCP_CONGESTION before request K.
+ * TCP_CONGESTION before request K. The server's --window-clamp sets
+ * TCP_WINDOW_CLAMP on the accepted socket, and --quickack TCP_QUICKACK
+ * after each read (bulk) or request (RPC), as latency-minded servers do.
  * --reset-opts sets SO_KEEPALIVE and TCP_NODELAY again, to the values
  * they have, before every request but the first and before shutdown()
  * (as some applications do): calls that take the socket lock and change
@@ -59,6 +62,8 @@ struct wl_opts {
 	int syncnt, linger2;		/* TCP_SYNCNT, TCP_LINGER2; 0 = default */
 	int thin_lto;			/* TCP_THIN_LINEAR_TIMEOUTS */
 	unsigned long long max_pacing;	/* SO_MAX_PACING_RATE, B/s; 0 = default */
+	int quickack;			/* server: TCP_QUICKACK after each read */
+	int window_clamp;		/* server: TCP_WINDOW_CLAMP, 0 = default */
 };
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -213,6 +218,9 @@ static int wl_server(const struct wl_opts *o)
 	if (fd < 0)
 		wl_die(1, "accept: %s", strerror(errno));
 	close(lfd);
+	if (o->window_clamp)
+		wl_setint(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP, o->window_clamp,
+			  "TCP_WINDOW_CLAMP");
 
 	bufsz = o->io_size;
 	if (o->rpc_count && o->rpc_req > bufsz)
@@ -225,6 +233,8 @@ static int wl_server(const struct wl_opts *o)
 
 	if (o->rpc_count) {
 		while (wl_recv_all(fd, buf, o->rpc_req)) {
+			if (o->quickack)
+				wl_setint(fd, IPPROTO_TCP, TCP_QUICKACK, 1, "TCP_QUICKACK");
 			wl_send_all(fd, buf, o->rpc_resp);
 			served++;
 		}
@@ -239,6 +249,8 @@ static int wl_server(const struct wl_opts *o)
 			if (n == 0)
 				break;
 			total += n;
+			if (o->quickack)
+				wl_setint(fd, IPPROTO_TCP, TCP_QUICKACK, 1, "TCP_QUICKACK");
 			if (o->read_delay_us)
 				usleep(o->read_delay_us);
 		}
@@ -316,7 +328,8 @@ static void wl_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]\n"
-		"                    [--read-delay-us N] [--rcvbuf N] [SOCKET OPTIONS]\n"
+		"                    [--read-delay-us N] [--rcvbuf N] [--quickack]\n"
+		"                    [--window-clamp N] [SOCKET OPTIONS]\n"
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
@@ -349,6 +362,8 @@ int main(int argc, char **argv)
 		{ "linger2", required_argument, NULL, 'I' },
 		{ "thin-lto", no_argument, NULL, 'H' },
 		{ "max-pacing-rate", required_argument, NULL, 'M' },
+		{ "quickack", no_argument, NULL, 'Q' },
+		{ "window-clamp", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -448,6 +463,12 @@ int main(int argc, char **argv)
 			o.rpc_count = server ? 1 : count;
 			o.rpc_req = req;
 			o.rpc_resp = resp;
+			break;
+		case 'Q':
+			o.quickack = 1;
+			break;
+		case 'W':
+			o.window_clamp = wl_num("--window-clamp", optarg);
 			break;
 		case 'h':
 			wl_usage(stdout);

@@ -70,6 +70,10 @@ static size_t make_events(struct rec_ev *evs, struct rec_state *states,
 			e->sub = unit_rand() % DETER_NET_MAX;
 			e->a = rx - unit_rand() % 5;
 			e->b = 1 + unit_rand() % 3;
+			if (e->sub == DETER_NET_ICMP) {
+				e->a = 3 << 8 | 4;
+				e->b = (uint64_t)1400 << 32 | unit_rand();
+			}
 		} else if (r < 14 && unit_rand() % 2) {
 			e->type = DETER_EV_CONFIG;
 			e->sub = unit_rand() % DETER_CFG_MAX;
@@ -78,7 +82,9 @@ static size_t make_events(struct rec_ev *evs, struct rec_state *states,
 			e->type = DETER_EV_VALUE;
 			e->sub = unit_rand() % DETER_V_MAX;
 			e->a = unit_rand() % 1000;
-			if (deter_value_has_b(e->sub))
+			if (e->sub == DETER_V_MEM)
+				e->b = unit_rand() % (2 * DETER_MEM_MAX);
+			else if (deter_value_has_b(e->sub))
 				e->b = unit_rand();
 		} else {
 			e->type = DETER_EV_STATE;
@@ -279,6 +285,50 @@ static void test_sysctl(void)
 	free(log.states);
 }
 
+/*
+ * Format 5's events: memory decisions, an ICMP error and a setsockopt()
+ * come back as they went; an unknown memory decision is an error.
+ */
+static void test_format5(void)
+{
+	struct rec_ev ev[4] = {
+		{ .seq = 1, .type = DETER_EV_VALUE, .sub = DETER_V_MEM,
+		  .a = 0, .b = DETER_MEM_PRESSURE << 1 | 1 },
+		{ .seq = 2, .type = DETER_EV_NET, .sub = DETER_NET_ICMP,
+		  .a = 3 << 8 | 4, .b = (uint64_t)1000 << 32 | 2896 },
+		{ .seq = 3, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SETSOCKOPT,
+		  .a = (uint32_t)-1, .b = (uint64_t)12 << 32 | 77 },
+		{ .seq = 4, .type = DETER_EV_VALUE, .sub = DETER_V_MEM,
+		  .a = 41, .b = DETER_MEM_SUPPRESS << 1 },
+	};
+	struct rec_log log = { 0 };
+	char *err = NULL;
+	uint8_t *buf;
+	size_t len, i;
+
+	UNIT_CHECK(rec_log_encode(ev, 4, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 4, &log, &err) == 0);
+	UNIT_CHECK(log.nevs == 4);
+	for (i = 0; i < log.nevs && i < 4; i++) {
+		UNIT_CHECK_EQ(log.evs[i].type, ev[i].type);
+		UNIT_CHECK_EQ(log.evs[i].sub, ev[i].sub);
+		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
+		UNIT_CHECK_EQ(log.evs[i].b, ev[i].b);
+	}
+	free(buf);
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	ev[3].b = DETER_MEM_MAX << 1;
+	UNIT_CHECK(rec_log_encode(ev, 4, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 4, &log, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "unknown memory decision"));
+	free(err);
+	free(buf);
+	free(log.evs);
+	free(log.states);
+}
+
 /* CONFIG CC and TCP: names and values back; an unknown option is refused. */
 static void test_tcpopt(void)
 {
@@ -374,6 +424,7 @@ int main(void)
 	UNIT_RUN(test_files);
 	UNIT_RUN(test_missing);
 	UNIT_RUN(test_sysctl);
+	UNIT_RUN(test_format5);
 	UNIT_RUN(test_tcpopt);
 	return unit_done();
 }
