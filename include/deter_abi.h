@@ -21,8 +21,9 @@ enum {
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
 	 * body in one stream with every record's sequence delta, 4 and 5 in
-	 * streams by kind (recorder/rec_log.c). 5 adds VALUE MEM, NET ICMP
-	 * and CALL SETSOCKOPT, encoded as 4 encodes events.
+	 * streams by kind (recorder/rec_log.c). 5 adds VALUE MEM,
+	 * HOST_BUSY and RANDOM, NET ICMP and CALL SETSOCKOPT, encoded as 4
+	 * encodes events.
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };
@@ -406,6 +407,13 @@ enum {
  *                 previous time this socket made it (all start false):
  *                 how many such decisions of any kind since the previous
  *                 MEM (a), and kind << 1 | the new outcome (b)
+ *   HOST_BUSY     tcp_rate_check_app_limited() found the host's queues
+ *                 holding some of this socket's packets where its previous
+ *                 check found none, or the other way round (the first
+ *                 check's previous outcome is "none"): how many of its
+ *                 checks since the previous change
+ *   RANDOM        a random number TCP or its congestion control drew for
+ *                 the connection (BBR's PROBE_BW phase, CDG, NV, PLB)
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
@@ -421,6 +429,8 @@ enum deter_abi_value {
 	DETER_V_CHILD_IPID,
 	DETER_V_MISSING,
 	DETER_V_MEM,
+	DETER_V_HOST_BUSY,
+	DETER_V_RANDOM,
 	DETER_V_MAX,
 };
 

@@ -93,6 +93,9 @@ struct deter_sock {
 	 */
 	u32 mem_run;
 	u8 mem_state;
+	/* under the socket lock: app-limited host-queue checks, as above */
+	u32 busy_run;
+	bool busy;
 	/* owner only: its backlog reads that found it empty, in a row */
 	u32 bl_empty;
 	/* owner only: page-fragment refills that kept going, in a row */

@@ -444,6 +444,15 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	case DETER_VAL_OOM:
 		deter_rec_mem(ds, deter_value_mem_kind(what), val);
 		break;
+	case DETER_VAL_RANDOM:
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_RANDOM, val, 0, 0);
+		break;
+	case DETER_VAL_HOST_IDLE:
+		/* Logged where the outcome changes: 0 B while it stays. */
+		deter_rec_rare(ds, DETER_V_HOST_BUSY, &ds->busy_run,
+			       !val != ds->busy);
+		ds->busy = !val;
+		break;
 	case DETER_VAL_BACKLOG_LEN:
 		/*
 		 * Only the owner can find segments in the backlog; softirq

@@ -94,13 +94,14 @@ struct deter_rpl {
 	enum deter_rpl_state state;
 	struct sock *sk;		/* bound socket, held */
 	struct deter_sock *ds;
-	u32 ctx, clk, call, synack;	/* cursors: event indices */
+	u32 ctx, clk, call, synack, rnd; /* cursors: event indices */
 	struct deter_rpl_rare tsq;	/* TSQ_FULL */
 	struct deter_rpl_rare autocork;	/* AUTOCORK */
 	struct deter_rpl_rare hostq;	/* HOST_QUEUED */
 	struct deter_rpl_rare bl;	/* BACKLOG_LEN */
 	struct deter_rpl_rare pf;	/* PAGE_FRAG */
 	struct deter_rpl_rare mem;	/* MEM: the next change */
+	struct deter_rpl_rare busy;	/* HOST_BUSY: the next change */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u32 app_woken;			/* ctx + 1 of the last app wake-up */
 	u64 rx_last;			/* highest index a segment's RX logs */
@@ -525,8 +526,11 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	deter_rpl_rare_init(rpl, &rpl->bl, DETER_V_BACKLOG_LEN);
 	deter_rpl_rare_init(rpl, &rpl->pf, DETER_V_PAGE_FRAG);
 	deter_rpl_rare_init(rpl, &rpl->mem, DETER_V_MEM);
+	deter_rpl_rare_init(rpl, &rpl->busy, DETER_V_HOST_BUSY);
 	ds->mem_run = 0;
 	ds->mem_state = 0;
+	ds->busy_run = 0;
+	ds->busy = false;
 	/* The log starts with the jiffies at the connection's start. */
 	e = deter_rpl_at(rpl, 0);
 	if (e && e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
@@ -1064,12 +1068,28 @@ static u64 deter_rpl_clock(struct deter_rpl *rpl, u64 val)
 	return val;
 }
 
+/* A random number the original drew: the next one the log has. */
+static u64 deter_rpl_random(struct deter_rpl *rpl, u64 val)
+{
+	const struct deter_replay_ev *e;
+
+	spin_lock_bh(&rpl->lock);
+	e = deter_rpl_next_value(rpl, &rpl->rnd, DETER_V_RANDOM);
+	if (e)
+		val = e->a;
+	else
+		deter_rpl_diverge(rpl, "a random number drawn beyond the end of the log");
+	spin_unlock_bh(&rpl->lock);
+	return val;
+}
+
 static const char *const deter_rpl_rare_names[DETER_V_MAX] = {
 	[DETER_V_TSQ_FULL] = "TSQ full",
 	[DETER_V_AUTOCORK] = "autocork",
 	[DETER_V_HOST_QUEUED] = "segment still queued",
 	[DETER_V_BACKLOG_LEN] = "backlog not empty",
 	[DETER_V_PAGE_FRAG] = "page fragment restart",
+	[DETER_V_HOST_BUSY] = "host queue change",
 };
 
 /*
@@ -1330,6 +1350,15 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 	case DETER_VAL_MEM_SUPPRESS:
 	case DETER_VAL_OOM:
 		*val = deter_rpl_mem(rpl, deter_value_mem_kind(what));
+		return true;
+	case DETER_VAL_RANDOM:
+		*val = deter_rpl_random(rpl, *val);
+		return true;
+	case DETER_VAL_HOST_IDLE:
+		if (deter_rpl_rare(rpl, &rpl->busy, DETER_V_HOST_BUSY,
+				   &rpl->ds->busy_run, NULL))
+			rpl->ds->busy = !rpl->ds->busy;
+		*val = !rpl->ds->busy;
 		return true;
 	case DETER_VAL_BACKLOG_LEN:
 		/* Only the owner's reads are logged; the rest find it empty. */

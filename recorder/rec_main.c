@@ -279,6 +279,8 @@ static const char *const rec_value_names[DETER_V_MAX] = {
 	[DETER_V_CHILD_IPID] = "child_ipid",
 	[DETER_V_MISSING] = "missing",
 	[DETER_V_MEM] = "mem_after",
+	[DETER_V_HOST_BUSY] = "host_busy_flips_after",
+	[DETER_V_RANDOM] = "random",
 };
 
 static void rec_addr(char *buf, size_t len, uint32_t addr, uint16_t port)
