@@ -1492,27 +1492,6 @@ static void deter_rpl_fire_timer(struct deter_rpl *rpl, struct sock *sk,
 	local_bh_enable();
 }
 
-/*
- * A handler deferred to the owner takes effect at the owner's next
- * release (tcp_release_cb()): its flag must be set where the log has it
- * among the owner's own work, not as soon as it is the next context, or
- * an earlier release runs it (BBR's pacing timer defers TSQ work at
- * nearly every segment). While the socket is owned only the owner reads
- * the TCP clock, so a clock read logged before the turn that has not
- * been made yet means the owner has not got there.
- */
-static bool deter_rpl_owner_behind(struct deter_rpl *rpl, u32 seq)
-{
-	const struct deter_replay_ev *c;
-	u32 i;
-
-	spin_lock_bh(&rpl->lock);
-	i = rpl->clk;
-	c = deter_rpl_next_value(rpl, &i, DETER_V_CLOCK);
-	spin_unlock_bh(&rpl->lock);
-	return c && c->seq < seq;
-}
-
 /* TSQ work outside the owner: run it the way tcp_release_cb() does. */
 static void deter_rpl_run_tsq(struct deter_rpl *rpl, struct sock *sk)
 {
@@ -1610,7 +1589,7 @@ static void deter_rpl_work(struct work_struct *work)
 			wake_up_all(&rpl->wq);
 			return;
 		}
-		if (owned != want_owned || (owned && deter_rpl_owner_behind(rpl, e->seq))) {
+		if (owned != want_owned) {
 			mod_delayed_work(deter_rpl_wq, &rpl->work, 1);
 			return;
 		}
