@@ -108,9 +108,10 @@ log_test $CHECK_RC "record_drop: recorded socket calls equal strace's"
 
 # --- drops: deter's GAPs at B == IDs tcpdump saw leave A but not reach B
 CHECK_RC=0
-pcap_fields a0 | awk -v a="$A_IP" '$2 == a { print $1 }' | sort -n > "$TB_TMP/a0.ids"
-pcap_fields b0 | awk -v a="$A_IP" '$2 == a { print $1 }' | sort -n > "$TB_TMP/b0.ids"
-comm -23 "$TB_TMP/a0.ids" "$TB_TMP/b0.ids" > "$TB_TMP/truth.drops"
+# comm needs its inputs in the collating order, not numeric.
+pcap_fields a0 | awk -v a="$A_IP" '$2 == a { print $1 }' | sort > "$TB_TMP/a0.ids"
+pcap_fields b0 | awk -v a="$A_IP" '$2 == a { print $1 }' | sort > "$TB_TMP/b0.ids"
+comm -23 "$TB_TMP/a0.ids" "$TB_TMP/b0.ids" | sort -n > "$TB_TMP/truth.drops"
 # A gap's IDs are drops unless they arrive late (reordered).
 awk '$2 == "net" && $3 == "gap" { for (i = 0; i < $7; i++) gone[($5 + i) % 65536] = 1 }
      $2 == "net" && $3 == "late" { for (i = 0; i < $7; i++) delete gone[($5 + i) % 65536] }
