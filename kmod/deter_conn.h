@@ -24,6 +24,10 @@
 #include "deter_sample.h"
 
 struct deter_rpl;
+struct dentry;
+struct net;
+struct sk_buff;
+struct sock;
 
 /* A memory accounting value (DETER_VAL_MEM_*, DETER_VAL_OOM) as the log's kind. */
 static inline unsigned int deter_value_mem_kind(enum deter_value what)
@@ -39,11 +43,6 @@ static inline unsigned int deter_value_mem_kind(enum deter_value what)
 		return DETER_MEM_OOM;
 	}
 }
-
-struct dentry;
-struct net;
-struct sk_buff;
-struct sock;
 
 /*
  * One event waiting in its connection's batch of DETER_EV_BATCH (the

@@ -527,10 +527,6 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	deter_rpl_rare_init(rpl, &rpl->pf, DETER_V_PAGE_FRAG);
 	deter_rpl_rare_init(rpl, &rpl->mem, DETER_V_MEM);
 	deter_rpl_rare_init(rpl, &rpl->busy, DETER_V_HOST_BUSY);
-	ds->mem_run = 0;
-	ds->mem_state = 0;
-	ds->busy_run = 0;
-	ds->busy = false;
 	/* The log starts with the jiffies at the connection's start. */
 	e = deter_rpl_at(rpl, 0);
 	if (e && e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
@@ -1090,6 +1086,7 @@ static const char *const deter_rpl_rare_names[DETER_V_MAX] = {
 	[DETER_V_BACKLOG_LEN] = "backlog not empty",
 	[DETER_V_PAGE_FRAG] = "page fragment restart",
 	[DETER_V_HOST_BUSY] = "host queue change",
+	[DETER_V_MEM] = "memory decision change",
 };
 
 /*
@@ -1139,33 +1136,21 @@ static const char *const deter_rpl_mem_names[DETER_MEM_MAX] = {
 static bool deter_rpl_mem(struct deter_rpl *rpl, unsigned int kind)
 {
 	struct deter_sock *ds = rpl->ds;
-	const struct deter_replay_ev *e;
-	bool yes;
+	u64 b = 0;
 
-	spin_lock_bh(&rpl->lock);
-	e = rpl->mem.ev;
-	if (e && e->a == ds->mem_run) {
-		if (e->b >> 1 != kind)
-			deter_rpl_diverge(rpl, "event %u: decision on %s, not on %s",
-					  e->seq,
-					  deter_rpl_mem_names[(e->b >> 1) % DETER_MEM_MAX],
-					  deter_rpl_mem_names[kind]);
+	if (deter_rpl_rare(rpl, &rpl->mem, DETER_V_MEM, &ds->mem_run, &b)) {
+		if (b >> 1 != kind) {
+			spin_lock_bh(&rpl->lock);
+			deter_rpl_diverge(rpl,
+					  "memory decision on %s where the original made one on %s",
+					  deter_rpl_mem_names[kind],
+					  deter_rpl_mem_names[(b >> 1) % DETER_MEM_MAX]);
+			spin_unlock_bh(&rpl->lock);
+		}
 		ds->mem_state &= ~BIT(kind);
-		ds->mem_state |= (e->b & 1) << kind;
-		rpl->mem.ev = deter_rpl_next_value(rpl, &rpl->mem.cursor,
-						   DETER_V_MEM);
-		ds->mem_run = 0;
-	} else {
-		if (e && e->a < ds->mem_run)
-			deter_rpl_diverge(rpl, "event %u: %s changed after %llu decisions, not %u",
-					  e->seq,
-					  deter_rpl_mem_names[(e->b >> 1) % DETER_MEM_MAX],
-					  e->a, ds->mem_run);
-		ds->mem_run++;
+		ds->mem_state |= (b & 1) << kind;
 	}
-	yes = ds->mem_state & BIT(kind);
-	spin_unlock_bh(&rpl->lock);
-	return yes;
+	return ds->mem_state & BIT(kind);
 }
 
 /**

@@ -47,6 +47,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,28 @@ const char *const rec_tcpopts[DETER_TCPOPT_MAX] = {
 	[DETER_TCPOPT_TX_DELAY] = "tx_delay_us",
 	[DETER_TCPOPT_MAX_PACING_RATE] = "max_pacing_rate",
 };
+
+const char *const rec_call_names[DETER_ABI_CALL_MAX] = {
+	"sendmsg", "recvmsg", "shutdown", "close", "setsockopt",
+};
+
+/**
+ * rec_setsockopt_name() - the option of a CALL SETSOCKOPT
+ * @opt: the event's flags (b >> 32)
+ *
+ * Return: its name, or NULL for an option deter does not record as a
+ * call (which replay then cannot issue).
+ */
+const char *rec_setsockopt_name(uint64_t opt)
+{
+	switch (opt) {
+	case TCP_QUICKACK:
+		return "TCP_QUICKACK";
+	case TCP_WINDOW_CLAMP:
+		return "TCP_WINDOW_CLAMP";
+	}
+	return NULL;
+}
 
 /**
  * rec_tcpopt_value() - a DETER_CFG_TCP event's value, in the option's units

@@ -61,6 +61,8 @@ struct rec_sysctl {
 
 extern const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX];
 extern const char *const rec_tcpopts[DETER_TCPOPT_MAX];
+extern const char *const rec_call_names[DETER_ABI_CALL_MAX];
+const char *rec_setsockopt_name(uint64_t opt);
 long long rec_tcpopt_value(uint64_t a);
 void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1]);
 

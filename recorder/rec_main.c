@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -502,10 +501,6 @@ static const char *const rec_lock_names[DETER_LOCK_MAX] = {
 	"comp-ack-timer", "tsq", "backlog",
 };
 
-static const char *const rec_call_names[DETER_ABI_CALL_MAX] = {
-	"sendmsg", "recvmsg", "shutdown", "close", "setsockopt",
-};
-
 static const char *const rec_net_names[DETER_NET_MAX] = {
 	"gap", "late", "ce", "icmp",
 };
@@ -513,18 +508,6 @@ static const char *const rec_net_names[DETER_NET_MAX] = {
 static const char *const rec_mem_names[DETER_MEM_MAX] = {
 	"pressure", "above_tcp_mem0", "suppressed", "oom",
 };
-
-/* A socket option a CALL SETSOCKOPT names. */
-static const char *rec_tcpopt_name(uint64_t opt)
-{
-	switch (opt) {
-	case TCP_QUICKACK:
-		return "TCP_QUICKACK";
-	case TCP_WINDOW_CLAMP:
-		return "TCP_WINDOW_CLAMP";
-	}
-	return "?";
-}
 
 static const char *const rec_cfg_names[DETER_CFG_MAX] = {
 	"sndbuf", "rcvbuf", "nodelay", "user_mss", "offload",
@@ -596,7 +579,7 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			printf(json ? "\"event\":\"call\",\"call\":\"setsockopt\"," :
 				      "call       setsockopt");
 			printf(json ? "\"option\":\"%s\"," : " %s",
-			       rec_tcpopt_name(e->b >> 32));
+			       rec_setsockopt_name(e->b >> 32) ?: "?");
 			printf(json ? "\"value\":%lld,\"tid\":%llu}\n" : " = %lld tid %llu\n",
 			       (long long)(int32_t)e->a, (unsigned long long)(e->b & 0xffffffff));
 			break;

@@ -37,15 +37,10 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static const char *const replay_call_names[DETER_ABI_CALL_MAX] = {
-	"sendmsg", "recvmsg", "shutdown", "close", "setsockopt",
-};
 
 /**
  * replay_call_name() - name of a recorded socket call
@@ -56,7 +51,7 @@ static const char *const replay_call_names[DETER_ABI_CALL_MAX] = {
  */
 const char *replay_call_name(uint16_t call)
 {
-	return call < DETER_ABI_CALL_MAX ? replay_call_names[call] : "call?";
+	return call < DETER_ABI_CALL_MAX ? rec_call_names[call] : "call?";
 }
 
 static void replay_addr(char *buf, size_t len, uint32_t addr, uint16_t port)
@@ -618,8 +613,7 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 			if (c->call == DETER_ABI_CALL_SHUTDOWN && (c->arg < 1 || c->arg > 3))
 				return rec_err(err, "event %u: shutdown how %llu is not 1-3",
 					       c->seq, (unsigned long long)c->arg);
-			if (c->call == DETER_ABI_CALL_SETSOCKOPT &&
-			    c->flags != TCP_QUICKACK && c->flags != TCP_WINDOW_CLAMP)
+			if (c->call == DETER_ABI_CALL_SETSOCKOPT && !rec_setsockopt_name(c->flags))
 				return rec_err(err,
 					       "event %u: setsockopt of TCP option %u cannot be replayed",
 					       c->seq, c->flags);

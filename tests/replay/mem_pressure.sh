@@ -2,20 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Replay scenario: TCP memory pressure from the host (DETER_V_MEM). The
-# original runs under a tcp_mem so low that A's and B's buffers push the
-# host's TCP memory over its pressure and hard limits: TCP stops growing
-# windows and buffers, moderates A's sndbuf and refuses charges. A sends
-# 1 MB to B, 100 Mbit/s, 1 ms each way, offloads off. tcp_mem is global:
-# the replay runs with the default again, so every decision that read it
+# original runs under a tcp_mem (50 100 400 pages) so low that A's and B's
+# buffers push the host's TCP memory over its pressure limit: TCP stops
+# growing windows and buffers while it lasts. A sends 6 MB with a 4 MB
+# sndbuf to B, which reads 1 MB every 0.5 s from a 4 MB rcvbuf; both on
+# CPU 0; 100 Mbit/s, 1 ms each way, offloads off. tcp_mem is global: the
+# replay runs with the default again, so every decision that read it
 # must come from the log. The logs must show the pressure the kernel
 # counted (TcpExtTCPMemoryPressures), and the replay must match tcpdump.
-
 source "$(dirname "$0")/lib.sh"
 
 MEM_ORIG=$(sysctl -n net.ipv4.tcp_mem)
 MEM_LOW=${MEM_LOW:-"50 100 400"}
-MEM_SRV=${MEM_SRV:-"--rcvbuf 4000000 --read-size 1048576 --read-delay-us 300000"}
-MEM_CLI=${MEM_CLI:-"--sndbuf 4000000 --bytes 4000000"}
+MEM_SRV=${MEM_SRV:-"--rcvbuf 4000000 --read-size 1048576 --read-delay-us 500000"}
+MEM_CLI=${MEM_CLI:-"--sndbuf 4000000 --bytes 6000000"}
 mem_restore() {
 	sysctl -qw net.ipv4.tcp_mem="$MEM_ORIG"
 	cleanup
@@ -25,8 +25,19 @@ trap mem_restore EXIT
 scenario_testbed off 100mbit || exit $ksft_fail
 
 workload() {
+	local srv
+
 	sysctl -qw net.ipv4.tcp_mem="$MEM_LOW" || return 1
-	tcpwl_pair "$MEM_SRV" "$MEM_CLI"
+	# Each CPU adds its sockets' charges to the host's total only in
+	# 1 MB steps (net.core.mem_pcpu_rsv): on one CPU both ends' buffers
+	# reach the total, and the limits, in every run.
+	# shellcheck disable=SC2086
+	ip netns exec "$B" taskset -c 0 "$TCPWL" server -b "$B_IP" $MEM_SRV > /dev/null &
+	srv=$!
+	wait_listen "$B" 5201 || return 1
+	# shellcheck disable=SC2086
+	ip netns exec "$A" taskset -c 0 "$TCPWL" client -c "$B_IP" $MEM_CLI > /dev/null
+	wait $srv
 	sysctl -qw net.ipv4.tcp_mem="$MEM_ORIG"
 }
 
@@ -41,7 +52,6 @@ if scenario_record mem_pressure; then
 	for id in "$ID" "$B_ID"; do
 		"$DETER" show -d "$LOGS" "$id" > "$TB_TMP/show-$id.txt"
 		n=$((n + $(grep -c "value      mem_after [0-9]*: pressure now 1" "$TB_TMP/show-$id.txt")))
-		[ -n "${MEM_DEBUG:-}" ] && grep "mem_after" "$TB_TMP/show-$id.txt" | sort | uniq -c | sort -rn | head
 	done
 	p=$(( $(pressures "$A") + $(pressures "$B") ))
 	[ "$p" -gt 0 ] && [ "$n" -gt 0 ]
