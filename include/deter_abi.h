@@ -16,14 +16,16 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 5,
+	DETER_ABI_VERSION = 6,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
 	 * body in one stream with every record's sequence delta, 4 and 5 in
 	 * streams by kind (recorder/rec_log.c). 5 adds VALUE MEM,
 	 * HOST_BUSY and RANDOM, NET ICMP and CALL SETSOCKOPT, encoded as 4
-	 * encodes events.
+	 * encodes events. 6 logs TCP clock deltas in microseconds (deter.ko
+	 * rounds a recorded socket's clock down to one) and send-time
+	 * samples against the clock, with a stream of their own.
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };

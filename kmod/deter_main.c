@@ -120,8 +120,7 @@ static u64 deter_op_value(const struct sock *sk, const struct sk_buff *skb,
 
 	if (deter_replay_value(sk, skb, what, &v))
 		return v;
-	deter_rec_value(sk, skb, what, val);
-	return val;
+	return deter_rec_value(sk, skb, what, val);
 }
 
 static unsigned long deter_op_jiffies(void)

@@ -374,16 +374,24 @@ static void deter_rec_mem(struct deter_sock *ds, unsigned int kind, bool yes)
  * @skb: the SYN, for a passive ISN and TS offset; else NULL
  * @what: which value
  * @val: the value
+ *
+ * A recorded socket's TCP clock is rounded down to a microsecond: TCP
+ * keeps its timestamps in microseconds (tcp_mstamp, RTT samples, RACK,
+ * TSval); the nanoseconds below only ever made a paced packet's departure
+ * time up to 1 us later, and in the log they were ten bits of noise per
+ * read, half of what the clock cost.
+ *
+ * Return: the value TCP is to use.
  */
-void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
-		     enum deter_value what, u64 val)
+u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
+		    enum deter_value what, u64 val)
 {
 	struct deter_rec_hs *h;
 	struct deter_sock *ds;
 	u32 seq;
 
 	if (!READ_ONCE(deter_rec_armed))
-		return;
+		return val;
 	/* A request socket has only the common fields: no sk_protocol. */
 	if (what == DETER_VAL_SYNACK_CLOCK) {
 		spin_lock_bh(&deter_rec_hs_lock);
@@ -394,10 +402,10 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		if (h && h->n < DETER_REC_SYNACK_MAX)
 			h->ns[h->n++] = val;
 		spin_unlock_bh(&deter_rec_hs_lock);
-		return;
+		return val;
 	}
 	if (sk->sk_protocol != IPPROTO_TCP)
-		return;
+		return val;
 	if (what == DETER_VAL_ISN && skb && skb->protocol == htons(ETH_P_IP)) {
 		/* A new handshake: its SYN. */
 		spin_lock_bh(&deter_rec_hs_lock);
@@ -410,13 +418,14 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		h->have_syn = true;
 		h->syn_ipid = ntohs(ip_hdr(skb)->id);
 		spin_unlock_bh(&deter_rec_hs_lock);
-		return;
+		return val;
 	}
 	ds = deter_rec_get(sk);
 	if (!ds)
-		return;
+		return val;
 	switch (what) {
 	case DETER_VAL_CLOCK:
+		val = deter_floor_us(val);
 		deter_rec_jiffies(ds);
 		seq = deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CLOCK,
 				     ds->clk_last ? val - ds->clk_last : val,
@@ -465,6 +474,7 @@ void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	default:	/* ISN, TS offset: in the connection's identity */
 		break;
 	}
+	return val;
 }
 
 /* A passive end's handshake values, kept until the child exists. */

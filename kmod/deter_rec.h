@@ -62,8 +62,8 @@ struct deter_rec_hs *deter_rec_hs_slot(struct deter_rec_hs *tab, u32 netns,
 				       __be32 laddr, u16 lport, __be32 raddr,
 				       u16 rport, bool claim, unsigned long now);
 #endif
-void deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
-		     enum deter_value what, u64 val);
+u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
+		    enum deter_value what, u64 val);
 void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb);
 void deter_rec_close(struct deter_sock *ds, struct sock *sk);
 void deter_rec_lost(const struct sock *sk, u32 reason);

@@ -23,7 +23,8 @@
  *
  * Gaps are Q10 fixed point, with lo rounded up and hi rounded down, so
  * that rounding never widens the interval; inference truncates, adding
- * less than 1 ns.
+ * less than 1 ns. A sample's own time is a whole microsecond (see
+ * deter_sampler_restart()).
  *
  * This is the paper's algorithm with times per packet instead of packets
  * per time: the same intervals, inverted, with no division by a possibly
@@ -50,10 +51,17 @@ void deter_sampler_init(struct deter_sampler *s, u32 th_ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_sampler_init);
 
+/*
+ * A sample starts at its first packet's send time rounded down to a whole
+ * microsecond when the threshold allows it (the log pays for no finer
+ * time): that packet is then off by less than 1 us, and every later one
+ * is still held to the threshold, since the intervals are taken from the
+ * rounded start.
+ */
 static void deter_sampler_restart(struct deter_sampler *s, u64 idx, u64 ns)
 {
 	s->s_idx = idx;
-	s->s_ns = ns;
+	s->s_ns = s->th_ns >= NSEC_PER_USEC ? deter_floor_us(ns) : ns;
 	s->lo_q10 = 0;
 	s->hi_q10 = U64_MAX;
 	s->primed = true;

@@ -8,6 +8,8 @@
 #ifndef _DETER_SAMPLE_H
 #define _DETER_SAMPLE_H
 
+#include <linux/math64.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 
 /* Gaps are kept in Q10 fixed point: 1/1024 ns resolution. */
@@ -22,6 +24,19 @@ struct deter_sample {
 	u64 ns;		/* its send time, ns */
 	u64 gap_q10;	/* inferred time between packets, ns << 10 */
 };
+
+/*
+ * Send times and the TCP clock are logged in whole microseconds: the
+ * nanoseconds below are noise the log would pay for, and no send-time
+ * threshold is that small.
+ */
+static inline u64 deter_floor_us(u64 ns)
+{
+	u32 rem;
+
+	div_u64_rem(ns, NSEC_PER_USEC, &rem);
+	return ns - rem;
+}
 
 struct deter_sampler {
 	u64 s_idx;	/* index of the current sample's first packet */

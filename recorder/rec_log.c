@@ -13,10 +13,21 @@
  *   NET        zigzag(idx - last RX idx), count
  *   CALL       bytes, flags << 32 | tid      -- or CALLREF: dictionary index
  *   CALL_DONE  zigzag(ret - the last same CALL's bytes): 0 when all done
- *   SAMPLE     idx - previous sample idx, zigzag(ns delta), gap (m << 6 | tz
- *              for m << tz: deter.ko picks round gaps)
+ *   SAMPLE     idx - previous sample idx, time, gap (m << 6 | tz for
+ *              m << tz: deter.ko picks round gaps). The time (format 6)
+ *              is a reference byte in a stream of its own, then
+ *              zigzag(delta): the reference is the newest of the last 32
+ *              TCP clock values at or before the sample (its age, 0-31;
+ *              the clock read that sent the packet, so the delta is the
+ *              stack's and the qdisc's delay), and the delta is taken
+ *              from the previous sample's, so a steady delay costs 0;
+ *              63 is no reference, the delta then is from the previous
+ *              sample's time. Bit 7 set: the delta is in ns, else in us.
+ *              (Formats 4 and 5: zigzag(ns - previous sample's ns).)
  *   CONFIG     value
- *   VALUE      a (deltas for the clocks, as deter.ko emits them)
+ *   VALUE      a (deltas for the clocks, as deter.ko emits them). A
+ *              CLOCK delta (format 6) is (us << 1) when it is whole
+ *              microseconds, as deter.ko makes them; else 1, then ns
  *   STATE      DETER_ST_MAX x zigzag(value - previous state's value)
  *   RUN        n: the previous LOCK or RX repeats n more times, each with
  *              sequence + 1 (and, for RX, the expected idx)
@@ -35,7 +46,8 @@
  * calls repeat (fixed-size application I/O), so the last 64 distinct
  * (bytes, flags, tid) triples form a dictionary (DETER: call patterns).
  *
- * Formats 2 and 3 (still read) have one stream, a sequence delta after
+ * Formats 4 and 5 lack the stream of sample references and log clock
+ * deltas in ns. Formats 2 and 3 (still read) have one stream, a sequence delta after
  * every tag, CALL_DONE as zigzag(ret) and the gap as is.
  *
  * Decoding is strict: every varint is bounded, every field range-checked,
@@ -67,6 +79,9 @@ enum {
 	REC_LOG_DICT = 64,		/* dictionary entries */
 	/* No log may claim more events than this (a 32-bit seq space). */
 	REC_LOG_MAX_EVENTS = 1 << 28,
+	REC_LOG_CLK_RING = 32,		/* clock values a sample may refer to */
+	REC_LOG_SMP_NOREF = 63,		/* a sample with no clock reference */
+	REC_LOG_SMP_NS = 0x80,		/* its delta is in ns, not us */
 };
 
 /* Format 4's streams: a record's tag, and its fields by kind. */
@@ -80,6 +95,7 @@ enum rec_stream {
 	RS_CLOCK,	/* VALUE CLOCK: the one stream of noise */
 	RS_VALUE,	/* other VALUEs, CONFIG */
 	RS_STATE,	/* STATE */
+	RS_SMPREF,	/* SAMPLE's clock references (format 6) */
 	RS_MAX,
 };
 
@@ -276,6 +292,10 @@ struct rec_log_ctx {
 	uint64_t rx_expect;		/* expected idx of the next RX */
 	uint64_t rx_last;		/* idx of the last RX */
 	uint64_t smp_idx, smp_ns;	/* last SAMPLE */
+	uint64_t smp_lag;		/* its time - its clock reference */
+	uint64_t clk;			/* the TCP clock: CLOCK deltas summed */
+	uint64_t clk_ring[REC_LOG_CLK_RING]; /* its last values */
+	unsigned int nclk;		/* CLOCK values seen */
 	uint64_t call_bytes[DETER_ABI_CALL_MAX]; /* last CALL's bytes, per call */
 	struct rec_state state;		/* last STATE's values */
 	uint64_t dict[REC_LOG_DICT][2];	/* CALL (a, b) dictionary */
@@ -320,6 +340,12 @@ static void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 		c->smp_idx = e->a;
 		c->smp_ns = e->b;
 		break;
+	case DETER_EV_VALUE:
+		if (e->sub == DETER_V_CLOCK) {
+			c->clk += e->a;
+			c->clk_ring[c->nclk++ % REC_LOG_CLK_RING] = c->clk;
+		}
+		break;
 	case DETER_EV_STATE:
 		c->state = *st;
 		break;
@@ -359,6 +385,26 @@ static int rec_gap_unpack(uint64_t v, uint64_t *gap)
 		return -1;
 	*gap = v >> 6 << tz;
 	return 0;
+}
+
+/*
+ * A sample's clock reference (format 6): the age of the newest of the
+ * last REC_LOG_CLK_RING clock values at or before @ns, or
+ * REC_LOG_SMP_NOREF.
+ */
+static unsigned int rec_smp_ref(const struct rec_log_ctx *c, uint64_t ns)
+{
+	unsigned int j, n = c->nclk < REC_LOG_CLK_RING ? c->nclk : REC_LOG_CLK_RING;
+
+	for (j = 0; j < n; j++)
+		if (c->clk_ring[(c->nclk - 1 - j) % REC_LOG_CLK_RING] <= ns)
+			return j;
+	return REC_LOG_SMP_NOREF;
+}
+
+static uint64_t rec_smp_ref_ns(const struct rec_log_ctx *c, unsigned int j)
+{
+	return c->clk_ring[(c->nclk - 1 - j) % REC_LOG_CLK_RING];
 }
 
 /* The stream (format 4) each record kind's fields go to. */
@@ -439,12 +485,23 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 		r |= rec_buf_byte(&bs[RS_TAG], (k >= 0 ? REC_LOG_CALLREF : e->type) << 4 | e->sub);
 		b = &bs[rec_log_stream(e->type, e->sub)];
 		switch (e->type) {
+		case DETER_EV_VALUE:
+			if (e->sub == DETER_V_CLOCK) {
+				if (e->a % 1000 == 0) {
+					r |= rec_buf_varint(b, e->a / 1000 << 1);
+				} else {
+					r |= rec_buf_varint(b, 1);
+					r |= rec_buf_varint(b, e->a);
+				}
+				break;
+			}
+			r |= rec_buf_varint(b, e->a);
+			if (deter_value_has_b(e->sub))
+				r |= rec_buf_varint(b, e->b);
+			break;
 		case DETER_EV_LOCK:
 		case DETER_EV_CONFIG:
-		case DETER_EV_VALUE:
 			r |= rec_buf_varint(b, e->a);
-			if (e->type == DETER_EV_VALUE && deter_value_has_b(e->sub))
-				r |= rec_buf_varint(b, e->b);
 			break;
 		case DETER_EV_RX:
 			r |= rec_buf_varint(b, rec_zigzag_encode(e->a - c->rx_expect));
@@ -469,11 +526,28 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 			r |= rec_buf_varint(b, rec_zigzag_encode(e->a -
 				(e->sub < DETER_ABI_CALL_MAX ? c->call_bytes[e->sub] : 0)));
 			break;
-		case DETER_EV_SAMPLE:
+		case DETER_EV_SAMPLE: {
+			unsigned int ref = rec_smp_ref(c, e->b);
+			uint64_t lag = c->smp_lag;
+			int64_t d;
+
+			if (ref == REC_LOG_SMP_NOREF) {
+				d = (int64_t)(e->b - c->smp_ns);
+			} else {
+				lag = e->b - rec_smp_ref_ns(c, ref);
+				d = (int64_t)(lag - c->smp_lag);
+			}
+			if (d % 1000)
+				ref |= REC_LOG_SMP_NS;
+			else
+				d /= 1000;
 			r |= rec_buf_varint(b, e->a - c->smp_idx);
-			r |= rec_buf_varint(b, rec_zigzag_encode(e->b - c->smp_ns));
+			r |= rec_buf_byte(&bs[RS_SMPREF], ref);
+			r |= rec_buf_varint(b, rec_zigzag_encode(d));
 			r |= rec_buf_varint(b, rec_gap_pack(e->c));
+			c->smp_lag = lag;
 			break;
+		}
 		case DETER_EV_STATE:
 			for (j = 0; j < DETER_ST_MAX; j++)
 				r |= rec_buf_varint(b,
@@ -576,9 +650,9 @@ static int rec_log_dec_init(struct rec_log_dec *d, const uint8_t *buf, size_t le
 			    unsigned int version, char **err)
 {
 	struct rec_log_rd pre = { .p = buf, .len = len, .err = err };
+	int i, nrd = version >= 6 ? RS_MAX : RS_SMPREF;
 	uint64_t sl[RS_MAX];
 	size_t at;
-	int i;
 
 	memset(d, 0, sizeof(*d));
 	if (version < 4) {
@@ -588,11 +662,11 @@ static int rec_log_dec_init(struct rec_log_dec *d, const uint8_t *buf, size_t le
 			d->s[i] = &d->rd[0];
 		return 0;
 	}
-	for (i = 0; i < RS_MAX; i++)
+	for (i = 0; i < nrd; i++)
 		if (rec_log_get(&pre, &sl[i], "stream length"))
 			return -1;
 	at = pre.off;
-	for (i = 0; i < RS_MAX; i++) {
+	for (i = 0; i < nrd; i++) {
 		if (sl[i] > len - at)
 			return rec_err(err, "body+%zu: stream %d (%llu bytes) overruns the body",
 				       at, i, (unsigned long long)sl[i]);
@@ -603,6 +677,10 @@ static int rec_log_dec_init(struct rec_log_dec *d, const uint8_t *buf, size_t le
 	}
 	if (at != len)
 		return rec_err(err, "body+%zu: %zu bytes after the last stream", at, len - at);
+	for (; i < RS_MAX; i++) {	/* streams this format lacks: empty */
+		d->rd[i] = (struct rec_log_rd){ .p = buf + at, .base = at, .err = err };
+		d->s[i] = &d->rd[i];
+	}
 	d->nrd = RS_MAX;
 	return 0;
 }
@@ -616,6 +694,36 @@ static size_t rec_log_dec_used(const struct rec_log_dec *d)
 	for (i = 0; i < d->nrd; i++)
 		n += d->rd[i].off;
 	return n;
+}
+
+/* A format-6 sample's time: its clock reference, then the delta. */
+static int rec_log_dec_sample(struct rec_log_dec *d, struct rec_log_ctx *c,
+			      struct rec_ev *e, size_t at, char **err)
+{
+	uint64_t ref = 0, v = 0;
+	unsigned int j;
+	int64_t dt;
+
+	if (rec_log_get_byte(d->s[RS_SMPREF], &ref, "sample reference") ||
+	    rec_log_get(d->s[RS_SAMPLE], &v, "sample time"))
+		return -1;
+	j = ref & ~REC_LOG_SMP_NS;
+	if (j != REC_LOG_SMP_NOREF && (j >= REC_LOG_CLK_RING || j >= c->nclk))
+		return rec_err(err, "body+%zu: sample refers to clock value %u of %u",
+			       at, j, c->nclk < REC_LOG_CLK_RING ? c->nclk : REC_LOG_CLK_RING);
+	dt = rec_zigzag_decode(v);
+	if (!(ref & REC_LOG_SMP_NS)) {
+		if (dt > INT64_MAX / 1000 || dt < INT64_MIN / 1000)
+			return rec_err(err, "body+%zu: sample time out of range", at);
+		dt *= 1000;
+	}
+	if (j == REC_LOG_SMP_NOREF) {
+		e->b = c->smp_ns + (uint64_t)dt;
+	} else {
+		c->smp_lag += dt;
+		e->b = rec_smp_ref_ns(c, j) + (uint64_t)c->smp_lag;
+	}
+	return 0;
 }
 
 /**
@@ -757,6 +865,17 @@ int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 			}
 			if (rec_log_get(rs, &e.a, "value"))
 				goto fail;
+			if (version >= 6 && e.sub == DETER_V_CLOCK) {
+				if (e.a == 1) {
+					if (rec_log_get(rs, &e.a, "clock (ns)"))
+						goto fail;
+				} else if (e.a & 1 || e.a >> 1 > UINT64_MAX / 1000) {
+					rec_err(err, "body+%zu: bad clock value", at);
+					goto fail;
+				} else {
+					e.a = (e.a >> 1) * 1000;
+				}
+			}
 			if (deter_value_has_b(e.sub) &&
 			    rec_log_get(rs, &e.b, "value's second field"))
 				goto fail;
@@ -812,9 +931,14 @@ int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 			if (rec_log_get(rs, &v, "sample index"))
 				goto fail;
 			e.a = c->smp_idx + v;
-			if (rec_log_get(rs, &v, "sample time"))
-				goto fail;
-			e.b = c->smp_ns + rec_zigzag_decode(v);
+			if (version >= 6) {
+				if (rec_log_dec_sample(d, c, &e, at, err))
+					goto fail;
+			} else {
+				if (rec_log_get(rs, &v, "sample time"))
+					goto fail;
+				e.b = c->smp_ns + rec_zigzag_decode(v);
+			}
 			if (rec_log_get(rs, &e.c, "sample gap"))
 				goto fail;
 			if (version >= 4 && rec_gap_unpack(e.c, &e.c)) {

@@ -140,9 +140,16 @@ static void deter_sample_edges_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, deter_sampler_add(&s, 3, 900000, &out));
 	KUNIT_ASSERT_TRUE(test, deter_sampler_flush(&s, &out));
 	KUNIT_EXPECT_EQ(test, out.idx, 7ULL);
-	KUNIT_EXPECT_EQ(test, out.ns, 100ULL);
+	/* Rounded down to a whole microsecond: 100 ns off, within 5 us. */
+	KUNIT_EXPECT_EQ(test, out.ns, 0ULL);
 	KUNIT_EXPECT_EQ(test, out.gap_q10, 0ULL);
-	KUNIT_EXPECT_EQ(test, deter_sample_infer(&out, 7), 100ULL);
+	KUNIT_EXPECT_EQ(test, deter_sample_infer(&out, 7), 0ULL);
+
+	/* Below a microsecond of threshold, times stay exact. */
+	deter_sampler_init(&s, 999);
+	deter_sampler_add(&s, 0, 1234567, &out);
+	KUNIT_ASSERT_TRUE(test, deter_sampler_flush(&s, &out));
+	KUNIT_EXPECT_EQ(test, out.ns, 1234567ULL);
 
 	/* A clock step backwards is clamped, not wrapped. */
 	deter_sampler_init(&s, 0);

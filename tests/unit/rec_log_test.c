@@ -29,7 +29,7 @@ static uint32_t unit_rand(void)
 static size_t make_events(struct rec_ev *evs, struct rec_state *states,
 			  size_t *nstates)
 {
-	uint64_t rx = 40000, smp = 1000, ns = 5000000;
+	uint64_t rx = 40000, smp = 1000, ns = 5000000, clk = 0;
 	uint32_t seq = 1;
 	size_t n = 0, j;
 
@@ -63,6 +63,10 @@ static size_t make_events(struct rec_ev *evs, struct rec_state *states,
 			ns += unit_rand() % 100000;
 			e->a = smp;
 			e->b = ns - (r == 11 ? 700 : 0);
+			/* Most samples: some us after a clock read. */
+			if (clk && unit_rand() % 4)
+				e->b = clk + unit_rand() % 300 * 1000 +
+				       (unit_rand() % 8 ? 0 : 123);
 			/* Gaps deter.ko rounds, and the largest. */
 			e->c = r == 10 ? (uint64_t)unit_rand() << 40 : unit_rand();
 		} else if (r < 13) {
@@ -82,6 +86,11 @@ static size_t make_events(struct rec_ev *evs, struct rec_state *states,
 			e->type = DETER_EV_VALUE;
 			e->sub = unit_rand() % DETER_V_MAX;
 			e->a = unit_rand() % 1000;
+			if (e->sub == DETER_V_CLOCK) {
+				/* Whole us as deter.ko logs them, or older ns. */
+				e->a = unit_rand() % 5000 * (unit_rand() % 2 ? 1000 : 1);
+				clk += e->a;
+			}
 			if (e->sub == DETER_V_MEM)
 				e->b = unit_rand() % (2 * DETER_MEM_MAX);
 			else if (deter_value_has_b(e->sub))
@@ -329,6 +338,57 @@ static void test_format5(void)
 	free(log.states);
 }
 
+/*
+ * Format 6: clock deltas in us (or ns when they are not whole us), samples
+ * against the clock read before them; a steady delay costs one zero byte.
+ * A reference to a clock value the log does not have is an error.
+ */
+static void test_format6(void)
+{
+	struct rec_ev ev[7] = {
+		{ .seq = 1, .type = DETER_EV_SAMPLE, .a = 10, .b = 9000000000ULL },
+		{ .seq = 2, .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK,
+		  .a = 10673015000ULL },
+		{ .seq = 3, .type = DETER_EV_SAMPLE, .a = 12, .b = 10674027000ULL,
+		  .c = 3 << 20 },
+		{ .seq = 4, .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 3772215 },
+		{ .seq = 5, .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 537000 },
+		{ .seq = 6, .type = DETER_EV_SAMPLE, .a = 14,
+		  .b = 10673015000ULL + 3772215 + 537000 + 1012000 },
+		{ .seq = 7, .type = DETER_EV_SAMPLE, .a = 15,
+		  .b = 10673015000ULL + 3772215 + 537000 + 1012345 },
+	};
+	struct rec_log log = { 0 };
+	char *err = NULL;
+	uint8_t *buf;
+	size_t len, i;
+
+	UNIT_CHECK(rec_log_encode(ev, 7, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 7, &log, &err) == 0);
+	UNIT_CHECK(log.nevs == 7);
+	for (i = 0; i < log.nevs && i < 7; i++) {
+		UNIT_CHECK_EQ(log.evs[i].type, ev[i].type);
+		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
+		UNIT_CHECK_EQ(log.evs[i].b, ev[i].b);
+		UNIT_CHECK_EQ(log.evs[i].c, ev[i].c);
+	}
+	/* The last stream holds the samples' references: none, 0, 0, 0 in ns. */
+	UNIT_CHECK_EQ(buf[len - 4], 63);
+	UNIT_CHECK_EQ(buf[len - 3], 0);
+	UNIT_CHECK_EQ(buf[len - 2], 0);
+	UNIT_CHECK_EQ(buf[len - 1], 0x80);
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	buf[len - 4] = 5;	/* the first sample, before any clock read */
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 7, &log, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "sample refers to clock value 5 of 0"));
+	free(err);
+	free(buf);
+	free(log.evs);
+	free(log.states);
+}
+
 /* CONFIG CC and TCP: names and values back; an unknown option is refused. */
 static void test_tcpopt(void)
 {
@@ -425,6 +485,7 @@ int main(void)
 	UNIT_RUN(test_missing);
 	UNIT_RUN(test_sysctl);
 	UNIT_RUN(test_format5);
+	UNIT_RUN(test_format6);
 	UNIT_RUN(test_tcpopt);
 	return unit_done();
 }
