@@ -416,6 +416,10 @@ enum {
  *                 checks since the previous change
  *   RANDOM        a random number TCP or its congestion control drew for
  *                 the connection (BBR's PROBE_BW phase, CDG, NV, PLB)
+ *   XMIT          the host's output path did not take a segment as sent
+ *                 (a qdisc dropped it or signalled congestion, a route
+ *                 failed): how many segments since the previous such one
+ *                 it took (a), and what it returned, as a u32 (b)
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
@@ -433,6 +437,7 @@ enum deter_abi_value {
 	DETER_V_MEM,
 	DETER_V_HOST_BUSY,
 	DETER_V_RANDOM,
+	DETER_V_XMIT,
 	DETER_V_MAX,
 };
 
@@ -454,7 +459,8 @@ enum deter_abi_missing {
 static inline int deter_value_has_b(unsigned int what)
 {
 	return what == DETER_V_BACKLOG_LEN || what == DETER_V_PAGE_FRAG ||
-	       what == DETER_V_CHILD_IPID || what == DETER_V_MEM;
+	       what == DETER_V_CHILD_IPID || what == DETER_V_MEM ||
+	       what == DETER_V_XMIT;
 }
 
 /*

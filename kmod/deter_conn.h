@@ -85,6 +85,8 @@ struct deter_sock {
 	u32 tsq_room;
 	u32 autocork_idle;
 	u32 hostq_gone;
+	/* under the socket lock: segments the host's output path took */
+	u32 xmit_ok;
 	/*
 	 * Under the socket lock: memory accounting decisions (enum
 	 * deter_abi_mem) since the last one that changed, and each kind's

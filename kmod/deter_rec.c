@@ -456,6 +456,9 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	case DETER_VAL_RANDOM:
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_RANDOM, val, 0, 0);
 		break;
+	case DETER_VAL_XMIT:
+		deter_rec_rare(ds, DETER_V_XMIT, &ds->xmit_ok, (u32)val);
+		break;
 	case DETER_VAL_HOST_IDLE:
 		/* Logged where the outcome changes: 0 B while it stays. */
 		deter_rec_rare(ds, DETER_V_HOST_BUSY, &ds->busy_run,

@@ -102,6 +102,7 @@ struct deter_rpl {
 	struct deter_rpl_rare pf;	/* PAGE_FRAG */
 	struct deter_rpl_rare mem;	/* MEM: the next change */
 	struct deter_rpl_rare busy;	/* HOST_BUSY: the next change */
+	struct deter_rpl_rare xmit;	/* XMIT */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u32 app_woken;			/* ctx + 1 of the last app wake-up */
 	u64 rx_last;			/* highest index a segment's RX logs */
@@ -527,6 +528,7 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	deter_rpl_rare_init(rpl, &rpl->pf, DETER_V_PAGE_FRAG);
 	deter_rpl_rare_init(rpl, &rpl->mem, DETER_V_MEM);
 	deter_rpl_rare_init(rpl, &rpl->busy, DETER_V_HOST_BUSY);
+	deter_rpl_rare_init(rpl, &rpl->xmit, DETER_V_XMIT);
 	/* The log starts with the jiffies at the connection's start. */
 	e = deter_rpl_at(rpl, 0);
 	if (e && e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
@@ -1087,6 +1089,7 @@ static const char *const deter_rpl_rare_names[DETER_V_MAX] = {
 	[DETER_V_PAGE_FRAG] = "page fragment restart",
 	[DETER_V_HOST_BUSY] = "host queue change",
 	[DETER_V_MEM] = "memory decision change",
+	[DETER_V_XMIT] = "host output error",
 };
 
 /*
@@ -1339,6 +1342,25 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 	case DETER_VAL_RANDOM:
 		*val = deter_rpl_random(rpl, *val);
 		return true;
+	case DETER_VAL_XMIT: {
+		u32 here = *val;
+
+		/*
+		 * The segment went out here whatever the original's host
+		 * did with it; the receiver's log has the ones that never
+		 * arrived, and the network replays their loss. The replay
+		 * host's own refusal is not the original's: say so.
+		 */
+		*val = 0;
+		if (!deter_rpl_rare(rpl, &rpl->xmit, DETER_V_XMIT,
+				    &rpl->ds->xmit_ok, val) && here) {
+			spin_lock_bh(&rpl->lock);
+			deter_rpl_diverge(rpl, "the replay host's output path returned %d",
+					  (int)here);
+			spin_unlock_bh(&rpl->lock);
+		}
+		return true;
+	}
 	case DETER_VAL_HOST_IDLE:
 		if (deter_rpl_rare(rpl, &rpl->busy, DETER_V_HOST_BUSY,
 				   &rpl->ds->busy_run, NULL))
