@@ -749,6 +749,15 @@ static u64 deter_rec_linger(const struct sock *sk)
 	return sock_flag(sk, SOCK_LINGER) | min_t(u64, secs, U32_MAX) << 1;
 }
 
+/* SO_RCVTIMEO/SO_SNDTIMEO: us, 0 for none. */
+static u64 deter_rec_timeo(long timeo)
+{
+	if (timeo <= 0 || timeo == MAX_SCHEDULE_TIMEOUT)
+		return 0;
+	return min_t(u64, div_u64(jiffies64_to_nsecs(timeo), NSEC_PER_USEC),
+		     DETER_TCPOPT_VAL_MASK);
+}
+
 /* A congestion control's name as DETER_CFG_CC has it. */
 static u64 deter_rec_cc(const char *name)
 {
@@ -796,6 +805,10 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 		[DETER_TCPOPT_LINGER2] = (u32)(linger2 < 0 ? -1 : linger2 / HZ),
 		[DETER_TCPOPT_TX_DELAY] = READ_ONCE(tp->tcp_tx_delay),
 		[DETER_TCPOPT_MAX_PACING_RATE] = min_t(u64, rate, DETER_TCPOPT_RATE_MAX),
+		[DETER_TCPOPT_PRIORITY] = READ_ONCE(sk->sk_priority),
+		[DETER_TCPOPT_MARK] = READ_ONCE(sk->sk_mark),
+		[DETER_TCPOPT_RCVTIMEO] = deter_rec_timeo(READ_ONCE(sk->sk_rcvtimeo)),
+		[DETER_TCPOPT_SNDTIMEO] = deter_rec_timeo(READ_ONCE(sk->sk_sndtimeo)),
 	};
 	unsigned int i;
 

@@ -106,6 +106,10 @@ const char *const rec_tcpopts[DETER_TCPOPT_MAX] = {
 	[DETER_TCPOPT_LINGER2] = "linger2_s",
 	[DETER_TCPOPT_TX_DELAY] = "tx_delay_us",
 	[DETER_TCPOPT_MAX_PACING_RATE] = "max_pacing_rate",
+	[DETER_TCPOPT_PRIORITY] = "priority",
+	[DETER_TCPOPT_MARK] = "mark",
+	[DETER_TCPOPT_RCVTIMEO] = "rcvtimeo_us",
+	[DETER_TCPOPT_SNDTIMEO] = "sndtimeo_us",
 };
 
 const char *const rec_call_names[DETER_ABI_CALL_MAX] = {

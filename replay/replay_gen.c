@@ -183,6 +183,21 @@ static int replay_gen_tcpopt(struct replay_gen_ctx *ctx, int fd, uint64_t v,
 	case DETER_TCPOPT_MAX_PACING_RATE:
 		return replay_gen_setopt(ctx, fd, SOL_SOCKET, SO_MAX_PACING_RATE, &rate,
 					 sizeof(rate), "SO_MAX_PACING_RATE", seq);
+	case DETER_TCPOPT_PRIORITY:	/* without the lock */
+		return replay_gen_setint(ctx, fd, SOL_SOCKET, SO_PRIORITY, val,
+					 "SO_PRIORITY", seq);
+	case DETER_TCPOPT_MARK:
+		(*locks)++;
+		return replay_gen_setint(ctx, fd, SOL_SOCKET, SO_MARK, val, "SO_MARK", seq);
+	case DETER_TCPOPT_RCVTIMEO:
+	case DETER_TCPOPT_SNDTIMEO:
+		/*
+		 * Logged, not set: a replay runs many times slower than the
+		 * original, and a timeout would end a wait the original's
+		 * did not. The lock turn the original's setsockopt() took is
+		 * taken in its place (replay_gen_config()).
+		 */
+		return 0;
 	}
 	return 0;
 }

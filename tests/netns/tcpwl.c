@@ -11,6 +11,7 @@
  *   SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT]
  *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
  *                   [--linger2 S] [--thin-lto] [--max-pacing-rate BPS]
+ *                   [--priority N] [--mark N] [--rcvtimeo-ms N] [--sndtimeo-ms N]
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
@@ -62,6 +63,8 @@ struct wl_opts {
 	int syncnt, linger2;		/* TCP_SYNCNT, TCP_LINGER2; 0 = default */
 	int thin_lto;			/* TCP_THIN_LINEAR_TIMEOUTS */
 	unsigned long long max_pacing;	/* SO_MAX_PACING_RATE, B/s; 0 = default */
+	int priority, mark;		/* SO_PRIORITY, SO_MARK; -1/0 = default */
+	unsigned int rcvtimeo_ms, sndtimeo_ms;	/* SO_RCVTIMEO/SNDTIMEO, 0 = none */
 	int quickack;			/* server: TCP_QUICKACK after each read */
 	int window_clamp;		/* server: TCP_WINDOW_CLAMP, 0 = default */
 };
@@ -97,6 +100,14 @@ static void wl_setint(int fd, int level, int opt, int val, const char *name)
 		wl_die(1, "%s %d: %s", name, val, strerror(errno));
 }
 
+static void wl_timeo(int fd, int opt, unsigned int ms, const char *name)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = ms % 1000 * 1000 };
+
+	if (ms && setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof(tv)))
+		wl_die(1, "%s %u ms: %s", name, ms, strerror(errno));
+}
+
 static void wl_sockopts(int fd, const struct wl_opts *o)
 {
 	if (o->sndbuf)
@@ -123,6 +134,12 @@ static void wl_sockopts(int fd, const struct wl_opts *o)
 	if (o->max_pacing &&
 	    setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &o->max_pacing, sizeof(o->max_pacing)))
 		wl_die(1, "SO_MAX_PACING_RATE: %s", strerror(errno));
+	if (o->priority >= 0)
+		wl_setint(fd, SOL_SOCKET, SO_PRIORITY, o->priority, "SO_PRIORITY");
+	if (o->mark)
+		wl_setint(fd, SOL_SOCKET, SO_MARK, o->mark, "SO_MARK");
+	wl_timeo(fd, SO_RCVTIMEO, o->rcvtimeo_ms, "SO_RCVTIMEO");
+	wl_timeo(fd, SO_SNDTIMEO, o->sndtimeo_ms, "SO_SNDTIMEO");
 }
 
 /* SO_KEEPALIVE and TCP_NODELAY set again to what they are. */
@@ -336,7 +353,8 @@ static void wl_usage(FILE *f)
 		"                    [--reset-opts]\n"
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--thin-lto]\n"
-		"                [--max-pacing-rate BPS]\n");
+		"                [--max-pacing-rate BPS] [--priority N] [--mark N]\n"
+		"                [--rcvtimeo-ms N] [--sndtimeo-ms N]\n");
 }
 
 int main(int argc, char **argv)
@@ -362,6 +380,10 @@ int main(int argc, char **argv)
 		{ "linger2", required_argument, NULL, 'I' },
 		{ "thin-lto", no_argument, NULL, 'H' },
 		{ "max-pacing-rate", required_argument, NULL, 'M' },
+		{ "priority", required_argument, NULL, 'X' },
+		{ "mark", required_argument, NULL, 'k' },
+		{ "rcvtimeo-ms", required_argument, NULL, 'e' },
+		{ "sndtimeo-ms", required_argument, NULL, 'f' },
 		{ "quickack", no_argument, NULL, 'Q' },
 		{ "window-clamp", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
@@ -369,7 +391,7 @@ int main(int argc, char **argv)
 	};
 	struct wl_opts o = {
 		.addr = "0.0.0.0", .port = 5201, .bytes = 1 << 20, .io_size = 16384,
-		.tos = -1,
+		.tos = -1, .priority = -1,
 	};
 	unsigned int count;
 	size_t req, resp;
@@ -454,6 +476,18 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			o.max_pacing = wl_num("--max-pacing-rate", optarg);
+			break;
+		case 'X':
+			o.priority = wl_num("--priority", optarg);
+			break;
+		case 'k':
+			o.mark = wl_num("--mark", optarg);
+			break;
+		case 'e':
+			o.rcvtimeo_ms = wl_num("--rcvtimeo-ms", optarg);
+			break;
+		case 'f':
+			o.sndtimeo_ms = wl_num("--sndtimeo-ms", optarg);
 			break;
 		case 'R':
 			if (server ? sscanf(optarg, "%zu:%zu", &req, &resp) != 2 :
