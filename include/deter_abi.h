@@ -420,10 +420,10 @@ enum {
  *                 checks since the previous change
  *   RANDOM        a random number TCP or its congestion control drew for
  *                 the connection (BBR's PROBE_BW phase, CDG, NV, PLB)
- *   XMIT          the host's output path did not take a segment as sent
- *                 (a qdisc dropped it or signalled congestion, a route
- *                 failed): how many segments since the previous such one
- *                 it took (a), and what it returned, as a u32 (b)
+ *   HOST          the host answered one of the socket's requests unlike
+ *                 it almost always does (enum deter_abi_host): how many
+ *                 such requests of any kind since the previous HOST (a),
+ *                 and kind << 32 | the answer (b)
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,
@@ -441,7 +441,7 @@ enum deter_abi_value {
 	DETER_V_MEM,
 	DETER_V_HOST_BUSY,
 	DETER_V_RANDOM,
-	DETER_V_XMIT,
+	DETER_V_HOST,
 	DETER_V_MAX,
 };
 
@@ -454,6 +454,18 @@ enum deter_abi_mem {
 	DETER_MEM_MAX,
 };
 
+/* The requests a VALUE HOST answers, b >> 32; the answer is b's low half. */
+enum deter_abi_host {
+	/*
+	 * The output path did not take a segment as sent (a qdisc dropped
+	 * it or signalled congestion, a route failed): what it returned.
+	 */
+	DETER_HOST_XMIT,
+	/* A blocking socket call's wait timed out (SO_RCVTIMEO/SNDTIMEO). */
+	DETER_HOST_TIMEOUT,
+	DETER_HOST_MAX,
+};
+
 /* What a MISSING value says was not recorded. */
 enum deter_abi_missing {
 	DETER_MISSING_HANDSHAKE = 1,	/* a passive end's SYN IP ID and SYN-ACK clocks */
@@ -464,7 +476,7 @@ static inline int deter_value_has_b(unsigned int what)
 {
 	return what == DETER_V_BACKLOG_LEN || what == DETER_V_PAGE_FRAG ||
 	       what == DETER_V_CHILD_IPID || what == DETER_V_MEM ||
-	       what == DETER_V_XMIT;
+	       what == DETER_V_HOST;
 }
 
 /*

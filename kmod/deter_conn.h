@@ -85,8 +85,11 @@ struct deter_sock {
 	u32 tsq_room;
 	u32 autocork_idle;
 	u32 hostq_gone;
-	/* under the socket lock: segments the host's output path took */
-	u32 xmit_ok;
+	/*
+	 * Under the socket lock: the host's usual answers (a segment taken,
+	 * a wait that did not time out) since its last unusual one.
+	 */
+	u32 host_run;
 	/*
 	 * Under the socket lock: memory accounting decisions (enum
 	 * deter_abi_mem) since the last one that changed, and each kind's

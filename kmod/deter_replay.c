@@ -102,7 +102,7 @@ struct deter_rpl {
 	struct deter_rpl_rare pf;	/* PAGE_FRAG */
 	struct deter_rpl_rare mem;	/* MEM: the next change */
 	struct deter_rpl_rare busy;	/* HOST_BUSY: the next change */
-	struct deter_rpl_rare xmit;	/* XMIT */
+	struct deter_rpl_rare host;	/* HOST */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u32 app_woken;			/* ctx + 1 of the last app wake-up */
 	u64 rx_last;			/* highest index a segment's RX logs */
@@ -528,7 +528,7 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	deter_rpl_rare_init(rpl, &rpl->pf, DETER_V_PAGE_FRAG);
 	deter_rpl_rare_init(rpl, &rpl->mem, DETER_V_MEM);
 	deter_rpl_rare_init(rpl, &rpl->busy, DETER_V_HOST_BUSY);
-	deter_rpl_rare_init(rpl, &rpl->xmit, DETER_V_XMIT);
+	deter_rpl_rare_init(rpl, &rpl->host, DETER_V_HOST);
 	/* The log starts with the jiffies at the connection's start. */
 	e = deter_rpl_at(rpl, 0);
 	if (e && e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
@@ -1089,7 +1089,7 @@ static const char *const deter_rpl_rare_names[DETER_V_MAX] = {
 	[DETER_V_PAGE_FRAG] = "page fragment restart",
 	[DETER_V_HOST_BUSY] = "host queue change",
 	[DETER_V_MEM] = "memory decision change",
-	[DETER_V_XMIT] = "host output error",
+	[DETER_V_HOST] = "unusual host answer",
 };
 
 /*
@@ -1122,6 +1122,34 @@ static bool deter_rpl_rare(struct deter_rpl *rpl, struct deter_rpl_rare *r,
 	}
 	spin_unlock_bh(&rpl->lock);
 	return yes;
+}
+
+static const char *const deter_rpl_host_names[DETER_HOST_MAX] = {
+	[DETER_HOST_XMIT] = "output refused",
+	[DETER_HOST_TIMEOUT] = "wait timed out",
+};
+
+/*
+ * The host's unusual answer to one of the socket's requests: where the log
+ * has one, it must be of @kind; its answer goes to *@answer.
+ */
+static bool deter_rpl_host(struct deter_rpl *rpl, unsigned int kind, u64 *answer)
+{
+	u64 b = 0;
+
+	if (!deter_rpl_rare(rpl, &rpl->host, DETER_V_HOST, &rpl->ds->host_run, &b))
+		return false;
+	if (b >> 32 != kind) {
+		spin_lock_bh(&rpl->lock);
+		deter_rpl_diverge(rpl, "%s logged where the replay has %s",
+				  deter_rpl_host_names[(b >> 32) % DETER_HOST_MAX],
+				  deter_rpl_host_names[kind]);
+		spin_unlock_bh(&rpl->lock);
+		return false;
+	}
+	if (answer)
+		*answer = (u32)b;
+	return true;
 }
 
 static const char *const deter_rpl_mem_names[DETER_MEM_MAX] = {
@@ -1352,8 +1380,9 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		 * host's own refusal is not the original's: say so.
 		 */
 		*val = 0;
-		if (!deter_rpl_rare(rpl, &rpl->xmit, DETER_V_XMIT,
-				    &rpl->ds->xmit_ok, val) && here) {
+		if (deter_rpl_host(rpl, DETER_HOST_XMIT, val))
+			return true;
+		if (here) {
 			spin_lock_bh(&rpl->lock);
 			deter_rpl_diverge(rpl, "the replay host's output path returned %d",
 					  (int)here);
@@ -1361,6 +1390,17 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		}
 		return true;
 	}
+	case DETER_VAL_WAIT_LEFT:
+		/*
+		 * The replay sets no timeouts: a wait ends when the log has
+		 * this call take the lock again, and times out where the
+		 * original's did.
+		 */
+		if (deter_rpl_host(rpl, DETER_HOST_TIMEOUT, NULL))
+			*val = 0;
+		else if (!*val)
+			*val = MAX_SCHEDULE_TIMEOUT;
+		return true;
 	case DETER_VAL_HOST_IDLE:
 		if (deter_rpl_rare(rpl, &rpl->busy, DETER_V_HOST_BUSY,
 				   &rpl->ds->busy_run, NULL))

@@ -883,6 +883,11 @@ int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 			if (deter_value_has_b(e.sub) &&
 			    rec_log_get(rs, &e.b, "value's second field"))
 				goto fail;
+			if (e.sub == DETER_V_HOST && e.b >> 32 >= DETER_HOST_MAX) {
+				rec_err(err, "body+%zu: unknown host answer %llu", at,
+					(unsigned long long)(e.b >> 32));
+				goto fail;
+			}
 			if (e.sub == DETER_V_MEM && e.b >> 1 >= DETER_MEM_MAX) {
 				rec_err(err, "body+%zu: unknown memory decision %llu", at,
 					(unsigned long long)(e.b >> 1));

@@ -280,7 +280,7 @@ static const char *const rec_value_names[DETER_V_MAX] = {
 	[DETER_V_MEM] = "mem_after",
 	[DETER_V_HOST_BUSY] = "host_busy_flips_after",
 	[DETER_V_RANDOM] = "random",
-	[DETER_V_XMIT] = "xmit_error_after",
+	[DETER_V_HOST] = "host_after",
 };
 
 static void rec_addr(char *buf, size_t len, uint32_t addr, uint16_t port)
@@ -690,10 +690,13 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			printf(json ? ",\"decision\":\"%s\",\"now\":%llu" : ": %s now %llu",
 			       rec_mem_names[(e->b >> 1) % DETER_MEM_MAX],
 			       (unsigned long long)(e->b & 1));
-		else if (e->sub == DETER_V_XMIT)
-			printf(json ? ",\"result\":%d" : ": %d%s", (int)(uint32_t)e->b,
+		else if (e->sub == DETER_V_HOST && e->b >> 32 == DETER_HOST_XMIT)
+			printf(json ? ",\"answer\":\"output refused\",\"result\":%d" :
+				      ": output refused %d%s", (int)(uint32_t)e->b,
 			       json ? "" : (uint32_t)e->b == 1 ? " (NET_XMIT_DROP)" :
 			       (uint32_t)e->b == 2 ? " (NET_XMIT_CN)" : "");
+		else if (e->sub == DETER_V_HOST)
+			printf(json ? ",\"answer\":\"wait timed out\"" : ": wait timed out");
 		else if (e->sub == DETER_V_PAGE_FRAG)
 			printf(json ? ",\"offset\":%llu,\"page_bytes\":%llu" :
 				      ": offset %llu of a %llu B page",

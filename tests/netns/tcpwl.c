@@ -4,7 +4,7 @@
  *
  *   tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]
  *                [--read-delay-us N] [--rcvbuf N] [--quickack]
- *                [--window-clamp N] [SOCKET OPTIONS]
+ *                [--window-clamp N] [--resp-delay-ms K:MS] [SOCKET OPTIONS]
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
@@ -20,7 +20,11 @@
  * connect(), and --tos-at and --cc-at, which set IP_TOS and
  * TCP_CONGESTION before request K. The server's --window-clamp sets
  * TCP_WINDOW_CLAMP on the accepted socket, and --quickack TCP_QUICKACK
- * after each read (bulk) or request (RPC), as latency-minded servers do.
+ * after each read (bulk) or request (RPC), as latency-minded servers do;
+ * --resp-delay-ms holds its K-th response (from 1) back MS ms. A call
+ * that times out (--rcvtimeo-ms, --sndtimeo-ms) is counted and made
+ * again, as an application with timeouts would after logging it; the
+ * count is printed as "timeouts N".
  * --reset-opts sets SO_KEEPALIVE and TCP_NODELAY again, to the values
  * they have, before every request but the first and before shutdown()
  * (as some applications do): calls that take the socket lock and change
@@ -65,6 +69,8 @@ struct wl_opts {
 	unsigned long long max_pacing;	/* SO_MAX_PACING_RATE, B/s; 0 = default */
 	int priority, mark;		/* SO_PRIORITY, SO_MARK; -1/0 = default */
 	unsigned int rcvtimeo_ms, sndtimeo_ms;	/* SO_RCVTIMEO/SNDTIMEO, 0 = none */
+	unsigned long long delay_at;	/* server RPC: response to hold back */
+	unsigned int delay_ms;		/* ... by this */
 	int quickack;			/* server: TCP_QUICKACK after each read */
 	int window_clamp;		/* server: TCP_WINDOW_CLAMP, 0 = default */
 };
@@ -177,13 +183,18 @@ static void wl_sockaddr(const struct wl_opts *o, struct sockaddr_in *sin)
 		wl_die(2, "'%s' is not an IPv4 address", o->addr);
 }
 
+/* Calls that timed out (SO_RCVTIMEO, SO_SNDTIMEO) and were made again. */
+static unsigned long long wl_timeouts;
+
 static void wl_send_all(int fd, const char *buf, size_t len)
 {
 	ssize_t n;
 
 	while (len) {
 		n = send(fd, buf, len, 0);
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			wl_timeouts++;
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 			continue;
 		if (n < 0)
 			wl_die(1, "send: %s", strerror(errno));
@@ -199,7 +210,9 @@ static int wl_recv_all(int fd, char *buf, size_t len)
 
 	while (got < len) {
 		n = recv(fd, buf + got, len - got, 0);
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			wl_timeouts++;
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 			continue;
 		if (n < 0)
 			wl_die(1, "recv: %s", strerror(errno));
@@ -252,6 +265,8 @@ static int wl_server(const struct wl_opts *o)
 		while (wl_recv_all(fd, buf, o->rpc_req)) {
 			if (o->quickack)
 				wl_setint(fd, IPPROTO_TCP, TCP_QUICKACK, 1, "TCP_QUICKACK");
+			if (served + 1 == o->delay_at)
+				usleep(o->delay_ms * 1000);
 			wl_send_all(fd, buf, o->rpc_resp);
 			served++;
 		}
@@ -325,6 +340,8 @@ static int wl_client(const struct wl_opts *o)
 			wl_reset_opts(fd);
 		shutdown(fd, SHUT_WR);
 		printf("rpc %u\n", o->rpc_count);
+		if (o->rcvtimeo_ms || o->sndtimeo_ms)
+			printf("timeouts %llu\n", wl_timeouts);
 	} else {
 		for (left = o->bytes; left; left -= chunk) {
 			chunk = left < o->io_size ? left : o->io_size;
@@ -346,7 +363,7 @@ static void wl_usage(FILE *f)
 	fprintf(f,
 		"usage: tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]\n"
 		"                    [--read-delay-us N] [--rcvbuf N] [--quickack]\n"
-		"                    [--window-clamp N] [SOCKET OPTIONS]\n"
+		"                    [--window-clamp N] [--resp-delay-ms K:MS] [SOCKET OPTIONS]\n"
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
@@ -381,6 +398,7 @@ int main(int argc, char **argv)
 		{ "thin-lto", no_argument, NULL, 'H' },
 		{ "max-pacing-rate", required_argument, NULL, 'M' },
 		{ "priority", required_argument, NULL, 'X' },
+		{ "resp-delay-ms", required_argument, NULL, 'D' },
 		{ "mark", required_argument, NULL, 'k' },
 		{ "rcvtimeo-ms", required_argument, NULL, 'e' },
 		{ "sndtimeo-ms", required_argument, NULL, 'f' },
@@ -479,6 +497,10 @@ int main(int argc, char **argv)
 			break;
 		case 'X':
 			o.priority = wl_num("--priority", optarg);
+			break;
+		case 'D':
+			if (sscanf(optarg, "%llu:%u", &o.delay_at, &o.delay_ms) != 2 || !o.delay_at)
+				wl_die(2, "--resp-delay-ms: '%s' is not K:MS (K > 0)", optarg);
 			break;
 		case 'k':
 			o.mark = wl_num("--mark", optarg);

@@ -33,7 +33,7 @@ if scenario_record xmit_drop; then
 	CHECK_RC=0
 	drops=$(tc -s -n "$A" qdisc show dev a0 | sed -n 's/.*dropped \([0-9]*\),.*/\1/p')
 	"$DETER" show -d "$LOGS" "$ID" > "$TB_TMP/show-a.txt"
-	got=$(grep -c "value      xmit_error_after [0-9]*: 1 (NET_XMIT_DROP)$" "$TB_TMP/show-a.txt")
+	got=$(grep -c "value      host_after [0-9]*: output refused 1 (NET_XMIT_DROP)$" "$TB_TMP/show-a.txt")
 	[ "${drops:-0}" -gt 0 ] && [ "$got" = "$drops" ]
 	check_err $? "A's log has $got output errors, A's qdisc dropped ${drops:-?} packets"
 	log_test $CHECK_RC "xmit_drop: A's log has every drop of its own qdisc ($got)"

@@ -384,6 +384,29 @@ static void test_format6(void)
 	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 7, &log, &err) != 0);
 	UNIT_CHECK(err && strstr(err, "sample refers to clock value 5 of 0"));
 	free(err);
+	err = NULL;
+	free(buf);
+	free(log.evs);
+	free(log.states);
+
+	/* The host's unusual answers: known kinds only. */
+	memset(&log, 0, sizeof(log));
+	ev[0] = (struct rec_ev){ .seq = 1, .type = DETER_EV_VALUE, .sub = DETER_V_HOST,
+				 .a = 12, .b = (uint64_t)DETER_HOST_XMIT << 32 | 1 };
+	ev[1] = (struct rec_ev){ .seq = 2, .type = DETER_EV_VALUE, .sub = DETER_V_HOST,
+				 .a = 0, .b = (uint64_t)DETER_HOST_TIMEOUT << 32 };
+	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) == 0);
+	UNIT_CHECK(log.nevs == 2 && log.evs[1].b == ev[1].b && log.evs[0].a == 12);
+	free(buf);
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	ev[1].b = (uint64_t)DETER_HOST_MAX << 32;
+	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "unknown host answer 2"));
+	free(err);
 	free(buf);
 	free(log.evs);
 	free(log.states);
