@@ -162,8 +162,8 @@ enum deter_tcpopt {
 	DETER_TCPOPT_MAX_PACING_RATE,	/* SO_MAX_PACING_RATE, B/s; RATE_MAX: none */
 	DETER_TCPOPT_PRIORITY,		/* SO_PRIORITY (IP_TOS sets it too) */
 	DETER_TCPOPT_MARK,		/* SO_MARK */
-	DETER_TCPOPT_RCVTIMEO,		/* SO_RCVTIMEO, us; 0: none */
-	DETER_TCPOPT_SNDTIMEO,		/* SO_SNDTIMEO, us; 0: none */
+	DETER_TCPOPT_RCVTIMEO,		/* SO_RCVTIMEO: 0 none, else 1 + us */
+	DETER_TCPOPT_SNDTIMEO,		/* SO_SNDTIMEO: 0 none, else 1 + us */
 	DETER_TCPOPT_MAX,
 };
 
@@ -422,8 +422,8 @@ enum {
  *                 the connection (BBR's PROBE_BW phase, CDG, NV, PLB)
  *   HOST          the host answered one of the socket's requests unlike
  *                 it almost always does (enum deter_abi_host): how many
- *                 such requests of any kind since the previous HOST (a),
- *                 and kind << 32 | the answer (b)
+ *                 usual answers, of any kind, came since the previous
+ *                 HOST (a), and kind << 32 | this answer (b)
  */
 enum deter_abi_value {
 	DETER_V_CLOCK,

@@ -770,13 +770,22 @@ static u64 deter_rec_linger(const struct sock *sk)
 	return sock_flag(sk, SOCK_LINGER) | min_t(u64, secs, U32_MAX) << 1;
 }
 
-/* SO_RCVTIMEO/SO_SNDTIMEO: us, 0 for none. */
+/*
+ * SO_RCVTIMEO/SO_SNDTIMEO as DETER_TCPOPT_RCVTIMEO has it: 0 for none,
+ * else 1 + the timeout in us (1: calls do not wait at all), at most
+ * DETER_TCPOPT_VAL_MASK.
+ */
 static u64 deter_rec_timeo(long timeo)
 {
-	if (timeo <= 0 || timeo == MAX_SCHEDULE_TIMEOUT)
+	const u64 max = (DETER_TCPOPT_VAL_MASK - 1) / USEC_PER_SEC * HZ;
+
+	if (timeo == MAX_SCHEDULE_TIMEOUT)
 		return 0;
-	return min_t(u64, div_u64(jiffies64_to_nsecs(timeo), NSEC_PER_USEC),
-		     DETER_TCPOPT_VAL_MASK);
+	if (timeo <= 0)
+		return 1;
+	if ((u64)timeo >= max)
+		return DETER_TCPOPT_VAL_MASK;
+	return 1 + mul_u64_u32_div(timeo, USEC_PER_SEC, HZ);
 }
 
 /* A congestion control's name as DETER_CFG_CC has it. */

@@ -70,7 +70,8 @@ static void deter_sampler_restart(struct deter_sampler *s, u64 idx, u64 ns)
 /*
  * The gap to record: any in [lo, hi] keeps every packet within the
  * threshold. Take the middle half around the midpoint, so that errors
- * stay within 3/4 of what the threshold allows, and in it the value with
+ * stay within 3/4 of what the threshold allows (the sample's own packet:
+ * within its rounding to a microsecond), and in it the value with
  * the most trailing zero bits: the log stores gaps without them, so a
  * round gap costs 1-2 bytes instead of 4-5.
  */

@@ -27,8 +27,8 @@ struct deter_sample {
 
 /*
  * Send times and the TCP clock are logged in whole microseconds: the
- * nanoseconds below are noise the log would pay for, and no send-time
- * threshold is that small.
+ * nanoseconds below are noise the log would pay for. A sampler with a
+ * threshold under 1 us keeps nanoseconds (deter_sampler_restart()).
  */
 static inline u64 deter_floor_us(u64 ns)
 {

@@ -34,9 +34,9 @@
  *   SEQGAP     g: the next record's sequence number is the last + g + 2
  *              (otherwise it is the last + 1)
  *
- * The body is RS_MAX streams, their lengths (varints) first: the tags in
- * one, run lengths and sequence gaps in another, each kind's fields in
- * their own (enum rec_stream). The stream of tags repeats the same few
+ * The body (format 6) is RS_MAX streams, their lengths (varints) first:
+ * the tags in one, run lengths and sequence gaps in another, each kind's
+ * fields in their own (enum rec_stream). The stream of tags repeats the same few
  * patterns and compresses to a few percent; what remains is the clock
  * and send-time noise, in streams of their own.
  *
@@ -46,9 +46,10 @@
  * calls repeat (fixed-size application I/O), so the last 64 distinct
  * (bytes, flags, tid) triples form a dictionary (DETER: call patterns).
  *
- * Formats 4 and 5 lack the stream of sample references and log clock
- * deltas in ns. Formats 2 and 3 (still read) have one stream, a sequence delta after
- * every tag, CALL_DONE as zigzag(ret) and the gap as is.
+ * Formats 4 and 5 (still read) lack the stream of sample references
+ * (RS_MAX - 1 streams) and log clock deltas in ns. Formats 2 and 3 have
+ * one stream, a sequence delta after every tag, CALL_DONE as zigzag(ret)
+ * and the gap as is.
  *
  * Decoding is strict: every varint is bounded, every field range-checked,
  * the event count must match the header; an error names file and offset
@@ -72,6 +73,8 @@
 #include "rec_varint.h"
 
 _Static_assert(sizeof(struct deter_log_header) == 232, "log header layout");
+_Static_assert(DETER_V_MAX <= 16 && DETER_CFG_MAX <= 16 && DETER_NET_MAX <= 16,
+	       "a record's sub is 4 bits");
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "logs are little-endian; add conversions for this host");
 
@@ -139,7 +142,7 @@ const char *rec_setsockopt_name(uint64_t opt)
  * @a: the event's value
  *
  * Return: the value; TCP_LINGER2's sign-extended, SO_MAX_PACING_RATE's
- * "none" as UINT64_MAX (cast).
+ * "none" as UINT64_MAX (cast), a timeout in us with -1 for none.
  */
 long long rec_tcpopt_value(uint64_t a)
 {
@@ -149,6 +152,9 @@ long long rec_tcpopt_value(uint64_t a)
 		return (int32_t)v;
 	if (DETER_TCPOPT_ID(a) == DETER_TCPOPT_MAX_PACING_RATE && v == DETER_TCPOPT_RATE_MAX)
 		return (long long)UINT64_MAX;
+	if (DETER_TCPOPT_ID(a) == DETER_TCPOPT_RCVTIMEO ||
+	    DETER_TCPOPT_ID(a) == DETER_TCPOPT_SNDTIMEO)
+		return (long long)v - 1;
 	return v;
 }
 
@@ -296,7 +302,7 @@ struct rec_log_ctx {
 	uint64_t rx_expect;		/* expected idx of the next RX */
 	uint64_t rx_last;		/* idx of the last RX */
 	uint64_t smp_idx, smp_ns;	/* last SAMPLE */
-	uint64_t smp_lag;		/* its time - its clock reference */
+	uint64_t smp_lag;		/* the last referenced SAMPLE's time - its reference */
 	uint64_t clk;			/* the TCP clock: CLOCK deltas summed */
 	uint64_t clk_ring[REC_LOG_CLK_RING]; /* its last values */
 	unsigned int nclk;		/* CLOCK values seen */
@@ -712,9 +718,13 @@ static int rec_log_dec_sample(struct rec_log_dec *d, struct rec_log_ctx *c,
 	    rec_log_get(d->s[RS_SAMPLE], &v, "sample time"))
 		return -1;
 	j = ref & ~REC_LOG_SMP_NS;
-	if (j != REC_LOG_SMP_NOREF && (j >= REC_LOG_CLK_RING || j >= c->nclk))
+	if (j != REC_LOG_SMP_NOREF && j >= REC_LOG_CLK_RING)
+		return rec_err(err, "body+%zu: bad sample reference byte 0x%02x",
+			       d->s[RS_SMPREF]->base + d->s[RS_SMPREF]->off - 1,
+			       (unsigned int)ref);
+	if (j != REC_LOG_SMP_NOREF && j >= c->nclk)
 		return rec_err(err, "body+%zu: sample refers to clock value %u of %u",
-			       at, j, c->nclk < REC_LOG_CLK_RING ? c->nclk : REC_LOG_CLK_RING);
+			       d->s[RS_SMPREF]->base + d->s[RS_SMPREF]->off - 1, j, c->nclk);
 	dt = rec_zigzag_decode(v);
 	if (!(ref & REC_LOG_SMP_NS)) {
 		if (dt > INT64_MAX / 1000 || dt < INT64_MIN / 1000)
@@ -856,14 +866,16 @@ int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 					(unsigned long long)(e.a >> 32));
 				goto fail;
 			}
-			if (e.sub == DETER_CFG_TCP && DETER_TCPOPT_ID(e.a) >= DETER_TCPOPT_MAX) {
+			if (e.sub == DETER_CFG_TCP &&
+			    DETER_TCPOPT_ID(e.a) >= (version >= 6 ? DETER_TCPOPT_MAX :
+							      DETER_TCPOPT_PRIORITY)) {
 				rec_err(err, "body+%zu: unknown TCP option %u", at,
 					DETER_TCPOPT_ID(e.a));
 				goto fail;
 			}
 			break;
 		case DETER_EV_VALUE:
-			if (e.sub >= DETER_V_MAX) {
+			if (e.sub >= (version >= 6 ? DETER_V_MAX : DETER_V_HOST)) {
 				rec_err(err, "body+%zu: unknown value %u", at, e.sub);
 				goto fail;
 			}

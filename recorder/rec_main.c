@@ -635,8 +635,10 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			const char *name = rec_tcpopts[DETER_TCPOPT_ID(e->a)];
 			long long v = rec_tcpopt_value(e->a);
 
-			int none = DETER_TCPOPT_ID(e->a) == DETER_TCPOPT_MAX_PACING_RATE &&
-				   (uint64_t)v == UINT64_MAX;
+			int none = (DETER_TCPOPT_ID(e->a) == DETER_TCPOPT_MAX_PACING_RATE &&
+				    (uint64_t)v == UINT64_MAX) ||
+				   ((DETER_TCPOPT_ID(e->a) == DETER_TCPOPT_RCVTIMEO ||
+				     DETER_TCPOPT_ID(e->a) == DETER_TCPOPT_SNDTIMEO) && v < 0);
 
 			if (json && none)
 				printf("\"event\":\"config\",\"field\":\"%s\",\"value\":null}\n",

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -162,6 +163,7 @@ static int replay_gen_tcpopt(struct replay_gen_ctx *ctx, int fd, uint64_t v,
 			     uint32_t seq, uint32_t *locks)
 {
 	long long val = rec_tcpopt_value(v);
+	struct timeval tv = { 0 };
 	uint64_t rate = val;
 
 	switch (DETER_TCPOPT_ID(v)) {
@@ -192,12 +194,17 @@ static int replay_gen_tcpopt(struct replay_gen_ctx *ctx, int fd, uint64_t v,
 	case DETER_TCPOPT_RCVTIMEO:
 	case DETER_TCPOPT_SNDTIMEO:
 		/*
-		 * Logged, not set: a replay runs many times slower than the
-		 * original, and a timeout would end a wait the original's
-		 * did not. The lock turn the original's setsockopt() took is
-		 * taken in its place (replay_gen_config()).
+		 * A replay runs many times slower than the original, and a
+		 * timeout would end a wait the original's did not: none is
+		 * set (deter.ko times out the waits the log says did). A
+		 * zero timeout, calls that never wait, is set as such.
 		 */
-		return 0;
+		tv.tv_sec = val ? 0 : -1;
+		(*locks)++;
+		return replay_gen_setopt(ctx, fd, SOL_SOCKET,
+					 DETER_TCPOPT_ID(v) == DETER_TCPOPT_RCVTIMEO ?
+					 SO_RCVTIMEO : SO_SNDTIMEO, &tv, sizeof(tv),
+					 "SO_RCVTIMEO/SO_SNDTIMEO", seq);
 	}
 	return 0;
 }

@@ -93,6 +93,16 @@ static int replay_log_check(const char *path, const struct rec_log *log, char **
 				       "%s: event %u: an ICMP error (type %llu code %llu) reached this end; replay does not deliver ICMP errors yet",
 				       path, e->seq, (unsigned long long)(e->a >> 8),
 				       (unsigned long long)(e->a & 0xff));
+		/*
+		 * A qdisc's verdict (> 0) comes after the segment took its IP
+		 * IDs, as the replay's does; an error (< 0: no route, ...)
+		 * may come before, and the replay's segment would take them.
+		 */
+		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_HOST &&
+		    e->b >> 32 == DETER_HOST_XMIT && (int32_t)e->b < 0)
+			return rec_err(err,
+				       "%s: event %u: the host's output path failed a segment (error %d); replay does not reproduce output errors",
+				       path, e->seq, (int32_t)e->b);
 	}
 	return 0;
 }

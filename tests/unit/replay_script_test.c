@@ -7,8 +7,10 @@
  */
 #include "replay_script.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay_kmod.h"
 #include "unit.h"
@@ -254,6 +256,46 @@ static void test_status_parse(void)
 	UNIT_CHECK(replay_kmod_parse("10.0.1.1:5000 junk\n", "10.0.1.1:5000", &st));
 }
 
+/*
+ * What replay refuses, in one line naming the file and event: an ICMP
+ * error, and an output error (< 0) of the host, which may have come before
+ * the segment took its IP IDs. A qdisc's drop (> 0) is replayed.
+ */
+static void test_refuse(void)
+{
+	struct deter_log_header h[2] = {
+		{ .saddr = 0x0a000101, .daddr = 0x0a000201, .sport = 5000, .dport = 80,
+		  .iss = 1, .irs = 2, .flags = DETER_CONN_ACTIVE, .conn = 1 },
+		{ .saddr = 0x0a000201, .daddr = 0x0a000101, .sport = 80, .dport = 5000,
+		  .iss = 2, .irs = 1, .conn = 2 },
+	};
+	struct rec_ev ev = { .seq = 1, .type = DETER_EV_VALUE, .sub = DETER_V_HOST,
+			     .b = (uint64_t)DETER_HOST_XMIT << 32 | 1 };
+	char dir[] = "/tmp/replay_script_test.XXXXXX", *path[2] = { NULL, NULL };
+	struct replay_pair pair;
+	char *err = NULL;
+	int i;
+
+	UNIT_CHECK(mkdtemp(dir));
+	UNIT_CHECK(rec_log_write(dir, &h[0], &ev, 1, NULL, &path[0], &err) == 0);
+	UNIT_CHECK(rec_log_write(dir, &h[1], NULL, 0, NULL, &path[1], &err) == 0);
+	UNIT_CHECK(replay_pair_load(path[0], path[1], &pair, &err) == 0);
+	replay_pair_free(&pair);
+	free(path[0]);
+
+	ev.b = (uint64_t)DETER_HOST_XMIT << 32 | (uint32_t)-113;
+	UNIT_CHECK(rec_log_write(dir, &h[0], &ev, 1, NULL, &path[0], &err) == 0);
+	UNIT_CHECK(replay_pair_load(path[0], path[1], &pair, &err) != 0);
+	UNIT_CHECK(err && strstr(err, ".dlog: event 1: the host's output path failed"));
+	UNIT_CHECK(err && strstr(err, "a segment (error -113); replay does not"));
+	free(err);
+	for (i = 0; i < 2; i++) {
+		unlink(path[i]);
+		free(path[i]);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	UNIT_RUN(test_script);
@@ -264,5 +306,6 @@ int main(void)
 	UNIT_RUN(test_arrivals);
 	UNIT_RUN(test_arrivals_child);
 	UNIT_RUN(test_status_parse);
+	UNIT_RUN(test_refuse);
 	return unit_done();
 }
