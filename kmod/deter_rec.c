@@ -350,24 +350,6 @@ static void deter_rec_rare(struct deter_sock *ds, u16 what, u32 *run, u64 val)
 }
 
 /*
- * The host's answer to one of the socket's requests (enum deter_abi_host):
- * log the unusual ones, each with how many usual answers of any kind came
- * before it since the previous one. 0 B while the host takes every
- * segment and no wait times out.
- */
-static void deter_rec_host(struct deter_sock *ds, unsigned int kind,
-			   u32 answer, bool unusual)
-{
-	if (!unusual) {
-		ds->host_run++;
-		return;
-	}
-	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_HOST, ds->host_run,
-		       (u64)kind << 32 | answer, 0);
-	ds->host_run = 0;
-}
-
-/*
  * A memory accounting decision the host's other sockets share: log the
  * ones that came out unlike this socket's previous decision of their
  * kind, each with how many decisions of any kind came before it since
@@ -474,11 +456,18 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	case DETER_VAL_RANDOM:
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_RANDOM, val, 0, 0);
 		break;
+	/*
+	 * The host's unusual answers (VALUE HOST, kind << 32 | answer, never
+	 * 0), after the usual ones of either kind since the previous one: 0 B
+	 * while the host takes every segment and no wait times out.
+	 */
 	case DETER_VAL_XMIT:
-		deter_rec_host(ds, DETER_HOST_XMIT, (u32)val, (u32)val);
+		deter_rec_rare(ds, DETER_V_HOST, &ds->host_run,
+			       (u64)DETER_HOST_XMIT << 32 | (u32)val);
 		break;
 	case DETER_VAL_WAIT_LEFT:
-		deter_rec_host(ds, DETER_HOST_TIMEOUT, 0, !val);
+		deter_rec_rare(ds, DETER_V_HOST, &ds->host_run,
+			       val ? 0 : (u64)DETER_HOST_TIMEOUT << 32);
 		break;
 	case DETER_VAL_HOST_IDLE:
 		/* Logged where the outcome changes: 0 B while it stays. */

@@ -1129,6 +1129,34 @@ static const char *const deter_rpl_host_names[DETER_HOST_MAX] = {
 	[DETER_HOST_TIMEOUT] = "wait timed out",
 };
 
+static const char *const deter_rpl_mem_names[DETER_MEM_MAX] = {
+	[DETER_MEM_PRESSURE] = "memory pressure",
+	[DETER_MEM_ABOVE_LOW] = "memory above tcp_mem[0]",
+	[DETER_MEM_SUPPRESS] = "allocation suppressed",
+	[DETER_MEM_OOM] = "out of memory or orphans",
+};
+
+/*
+ * A rare value of several kinds, its kind in its second field (b >>
+ * @shift, named by @names[@nkinds]): where the log has one, it must be
+ * of @kind. Return whether it comes here, with its second field in *@b.
+ */
+static bool deter_rpl_rare_kind(struct deter_rpl *rpl, struct deter_rpl_rare *r,
+				u16 what, u32 *run, unsigned int shift,
+				const char *const *names, unsigned int nkinds,
+				unsigned int kind, u64 *b)
+{
+	if (!deter_rpl_rare(rpl, r, what, run, b))
+		return false;
+	if (*b >> shift == kind)
+		return true;
+	spin_lock_bh(&rpl->lock);
+	deter_rpl_diverge(rpl, "%s logged where the replay has %s",
+			  names[(*b >> shift) % nkinds], names[kind]);
+	spin_unlock_bh(&rpl->lock);
+	return false;
+}
+
 /*
  * The host's unusual answer to one of the socket's requests: where the log
  * has one, it must be of @kind; its answer goes to *@answer.
@@ -1137,27 +1165,13 @@ static bool deter_rpl_host(struct deter_rpl *rpl, unsigned int kind, u64 *answer
 {
 	u64 b = 0;
 
-	if (!deter_rpl_rare(rpl, &rpl->host, DETER_V_HOST, &rpl->ds->host_run, &b))
+	if (!deter_rpl_rare_kind(rpl, &rpl->host, DETER_V_HOST, &rpl->ds->host_run,
+				 32, deter_rpl_host_names, DETER_HOST_MAX, kind, &b))
 		return false;
-	if (b >> 32 != kind) {
-		spin_lock_bh(&rpl->lock);
-		deter_rpl_diverge(rpl, "%s logged where the replay has %s",
-				  deter_rpl_host_names[(b >> 32) % DETER_HOST_MAX],
-				  deter_rpl_host_names[kind]);
-		spin_unlock_bh(&rpl->lock);
-		return false;
-	}
 	if (answer)
 		*answer = (u32)b;
 	return true;
 }
-
-static const char *const deter_rpl_mem_names[DETER_MEM_MAX] = {
-	[DETER_MEM_PRESSURE] = "memory pressure",
-	[DETER_MEM_ABOVE_LOW] = "memory above tcp_mem[0]",
-	[DETER_MEM_SUPPRESS] = "allocation suppressed",
-	[DETER_MEM_OOM] = "out of memory or orphans",
-};
 
 /*
  * A memory accounting decision shared with the host's other sockets: it
@@ -1169,15 +1183,8 @@ static bool deter_rpl_mem(struct deter_rpl *rpl, unsigned int kind)
 	struct deter_sock *ds = rpl->ds;
 	u64 b = 0;
 
-	if (deter_rpl_rare(rpl, &rpl->mem, DETER_V_MEM, &ds->mem_run, &b)) {
-		if (b >> 1 != kind) {
-			spin_lock_bh(&rpl->lock);
-			deter_rpl_diverge(rpl,
-					  "memory decision on %s where the original made one on %s",
-					  deter_rpl_mem_names[kind],
-					  deter_rpl_mem_names[(b >> 1) % DETER_MEM_MAX]);
-			spin_unlock_bh(&rpl->lock);
-		}
+	if (deter_rpl_rare_kind(rpl, &rpl->mem, DETER_V_MEM, &ds->mem_run, 1,
+				deter_rpl_mem_names, DETER_MEM_MAX, kind, &b)) {
 		ds->mem_state &= ~BIT(kind);
 		ds->mem_state |= (b & 1) << kind;
 	}

@@ -397,6 +397,12 @@ static int rec_gap_unpack(uint64_t v, uint64_t *gap)
 	return 0;
 }
 
+/* The clock value @j reads before the newest (0: the newest). */
+static uint64_t rec_smp_ref_ns(const struct rec_log_ctx *c, unsigned int j)
+{
+	return c->clk_ring[(c->nclk - 1 - j) % REC_LOG_CLK_RING];
+}
+
 /*
  * A sample's clock reference (format 6): the age of the newest of the
  * last REC_LOG_CLK_RING clock values at or before @ns, or
@@ -407,14 +413,9 @@ static unsigned int rec_smp_ref(const struct rec_log_ctx *c, uint64_t ns)
 	unsigned int j, n = c->nclk < REC_LOG_CLK_RING ? c->nclk : REC_LOG_CLK_RING;
 
 	for (j = 0; j < n; j++)
-		if (c->clk_ring[(c->nclk - 1 - j) % REC_LOG_CLK_RING] <= ns)
+		if (rec_smp_ref_ns(c, j) <= ns)
 			return j;
 	return REC_LOG_SMP_NOREF;
-}
-
-static uint64_t rec_smp_ref_ns(const struct rec_log_ctx *c, unsigned int j)
-{
-	return c->clk_ring[(c->nclk - 1 - j) % REC_LOG_CLK_RING];
 }
 
 /* The stream (format 4) each record kind's fields go to. */
