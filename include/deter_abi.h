@@ -35,7 +35,7 @@ enum {
  * connection's events, the recorder reads the arrays. A plain number:
  * the trace event's format file spells it out.
  */
-#define DETER_EV_BATCH	4
+#define DETER_EV_BATCH	16
 
 /* Default send-time sampling threshold (DETER §3.3): 5 us. */
 enum {

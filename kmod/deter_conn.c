@@ -213,6 +213,20 @@ void deter_conn_init(void)
 }
 
 /**
+ * deter_conn_for_each() - call @fn on every socket tracked
+ * @fn: must not sleep (the list's lock is held, BH off)
+ */
+void deter_conn_for_each(void (*fn)(struct deter_sock *ds))
+{
+	struct deter_sock *ds;
+
+	spin_lock_bh(&deter_conn_lock);
+	list_for_each_entry(ds, &deter_conn_list, node)
+		fn(ds);
+	spin_unlock_bh(&deter_conn_lock);
+}
+
+/**
  * deter_conn_exit() - let go of every socket still tracked
  *
  * Called at unload, after the hooks and probes are withdrawn, so nothing

@@ -139,6 +139,7 @@ struct deter_sock *deter_conn_get(const struct sock *sk);
 void deter_conn_hash(struct deter_sock *ds);
 struct deter_sock *deter_conn_lookup(const struct net *net, __be32 saddr,
 				     __be32 daddr, __be16 sport, __be16 dport);
+void deter_conn_for_each(void (*fn)(struct deter_sock *ds));
 void deter_conn_init(void);
 void deter_conn_exit(void);
 

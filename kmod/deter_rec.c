@@ -1238,6 +1238,8 @@ static ssize_t deter_rec_ctl_write(struct file *file, const char __user *ubuf,
 	if (!strcmp(tok, "stop")) {
 		WRITE_ONCE(deter_rec_armed, false);
 		deter_replay_arm(false);
+		/* Open connections' batches, for the recorder's last poll. */
+		deter_conn_for_each(deter_rec_ev_flush);
 		goto out;
 	}
 	if (!strcmp(tok, "replay")) {

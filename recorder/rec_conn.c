@@ -38,12 +38,15 @@ struct rec_conn {
 	uint32_t max_seq;		/* highest sequence seen */
 	uint32_t final_seq;		/* the summary's sequence, 0 if none */
 	int discard;			/* a handshake's losing duplicate */
+	int done;			/* discard or final_seq: counted in ready */
 	uint32_t status;		/* DETER_LOG_* bits its events set */
 	uint64_t first_ts, last_ts;	/* trace timestamps, ns */
 };
 
 struct rec_table {
 	struct rec_conn *b[REC_TABLE_BUCKETS];
+	unsigned int ready;		/* connections done, maybe not whole yet */
+	struct rec_conn *last;		/* the last one looked up */
 	char *dir, *host;
 	unsigned int written, incomplete;
 };
@@ -90,11 +93,13 @@ void rec_table_free(struct rec_table *t)
 static struct rec_conn *rec_table_get(struct rec_table *t, uint64_t conn,
 				      uint64_t ts, uint32_t seq)
 {
-	struct rec_conn **pp = &t->b[conn % REC_TABLE_BUCKETS], *c;
+	struct rec_conn **pp = &t->b[conn % REC_TABLE_BUCKETS], *c = t->last;
 
-	for (c = *pp; c; c = c->next)
-		if (c->conn == conn)
-			break;
+	/* A batch, and mostly the next too, is one connection's. */
+	if (!c || c->conn != conn)
+		for (c = *pp; c; c = c->next)
+			if (c->conn == conn)
+				break;
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
@@ -104,6 +109,7 @@ static struct rec_conn *rec_table_get(struct rec_table *t, uint64_t conn,
 		c->next = *pp;
 		*pp = c;
 	}
+	t->last = c;
 	c->records++;
 	if (seq > c->max_seq)
 		c->max_seq = seq;
@@ -183,6 +189,10 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 
 	if (!c)
 		return -1;
+	if (final && !c->done) {
+		c->done = 1;
+		t->ready++;
+	}
 	if (final == DETER_STATE_DISCARD) {
 		c->discard = 1;
 		return 0;
@@ -199,6 +209,16 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 	if (final)
 		c->final_seq = seq;
 	return rec_conn_push(c, &ev);
+}
+
+/* Free @c, unhashed already. */
+static void rec_table_drop(struct rec_table *t, struct rec_conn *c)
+{
+	if (c->done)
+		t->ready--;
+	if (t->last == c)
+		t->last = NULL;
+	rec_conn_free(c);
 }
 
 static int rec_ev_cmp(const void *a, const void *b)
@@ -290,6 +310,9 @@ int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 	uint32_t status;
 	size_t i;
 
+	/* Between polls, only a connection that is done can be written. */
+	if (!stopping && !t->ready)
+		return 0;
 	for (i = 0; i < REC_TABLE_BUCKETS; i++) {
 		pp = &t->b[i];
 		while ((c = *pp)) {
@@ -297,7 +320,7 @@ int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 
 			if (c->discard && (whole || stopping)) {
 				*pp = c->next;
-				rec_conn_free(c);
+				rec_table_drop(t, c);
 				continue;
 			}
 			if (c->final_seq && whole) {
@@ -314,7 +337,7 @@ int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 			if (rec_table_write(t, c, status, err))
 				return -1;
 			*pp = c->next;
-			rec_conn_free(c);
+			rec_table_drop(t, c);
 		}
 	}
 	return 0;

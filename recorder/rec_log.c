@@ -1026,7 +1026,10 @@ fail:
 	return -1;
 }
 
-/* deter record --zstd-level; the default is 7 % smaller than level 3. */
+/*
+ * deter record --zstd-level. The default: an RPC log 9 % smaller than
+ * at level 3, 2 % larger than at 9, for 57 % of level 9's instructions.
+ */
 int rec_log_zstd_level = REC_LOG_ZSTD_LEVEL;
 
 /* One compression context for every log written, not one per log. */

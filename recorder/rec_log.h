@@ -79,7 +79,7 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 		   uint32_t nevents, struct rec_log *log, char **err);
 /* zstd level of the logs rec_log_write() writes. */
-#define REC_LOG_ZSTD_LEVEL 9
+#define REC_LOG_ZSTD_LEVEL 5
 extern int rec_log_zstd_level;
 
 void rec_log_write_end(void);

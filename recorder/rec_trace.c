@@ -79,6 +79,7 @@ struct rec_trace {
 	struct tep_handle *tep;
 	struct tep_event *ev, *conn, *state, *lost;
 	struct tep_format_field *fev[F_MAX_EV];
+	int off[F_MAX_EV];		/* their offsets */
 	struct tep_format_field *fconn[16], *fcc;
 	struct tep_format_field *fstate[DETER_ST_MAX], *fst_conn, *fst_seq,
 				*fst_final;
@@ -129,25 +130,38 @@ static unsigned long long rec_trace_val(const struct tep_format_field *f,
 	return rec_trace_num((const char *)r->data + f->offset, f->size);
 }
 
-/* Element @i of array field @f (rec_trace_open() checked the shape). */
-static unsigned long long rec_trace_elem(const struct tep_format_field *f,
-					 const struct tep_record *r, unsigned int i)
-{
-	return rec_trace_num((const char *)r->data + f->offset + i * f->elementsize,
-			     f->elementsize);
-}
+/*
+ * Element @i of deter_ev's array field @f, which rec_trace_ev_ok() found
+ * to have elements of @size: read without looking at the format.
+ */
+#define REC_TRACE_ELEM(t, f, r, i, size) ({				\
+	uint##size##_t v_;						\
+	memcpy(&v_, (const char *)(r)->data + (t)->off[f] + (i) * sizeof(v_), \
+	       sizeof(v_));						\
+	v_;								\
+})
 
-/* Are @f's array fields DETER_EV_BATCH numbers rec_trace_elem() reads? */
-static int rec_trace_arrays_ok(struct tep_format_field **f, size_t n)
+/*
+ * Are deter_ev's fields the numbers rec_trace_record() reads in place:
+ * conn and n, then arrays of DETER_EV_BATCH, elements of the sizes
+ * struct rec_ev has?
+ */
+static int rec_trace_ev_ok(struct tep_format_field **f)
 {
+	static const unsigned int size[F_MAX_EV] = {
+		[F_CONN] = 8, [F_N] = 4, [F_SEQ] = 4, [F_TYPE] = 2, [F_SUB] = 2,
+		[F_A] = 8, [F_B] = 8, [F_C] = 8,
+	};
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < F_SEQ; i++)
+		if ((unsigned int)f[i]->size != size[i])
+			return 0;
+	for (i = F_SEQ; i < F_MAX_EV; i++)
 		if (!(f[i]->flags & TEP_FIELD_IS_ARRAY) ||
 		    f[i]->arraylen != DETER_EV_BATCH ||
-		    (f[i]->elementsize != 2 && f[i]->elementsize != 4 &&
-		     f[i]->elementsize != 8) ||
-		    (unsigned int)f[i]->size != f[i]->elementsize * DETER_EV_BATCH)
+		    f[i]->elementsize != size[i] ||
+		    (unsigned int)f[i]->size != size[i] * DETER_EV_BATCH)
 			return 0;
 	return 1;
 }
@@ -207,20 +221,20 @@ static void rec_trace_record(struct rec_trace *t, unsigned int id,
 	size_t i;
 
 	if (id == (unsigned int)t->ev->id) {
-		unsigned long long conn = rec_trace_val(t->fev[F_CONN], r);
-		unsigned int n = rec_trace_val(t->fev[F_N], r);
+		uint64_t conn = REC_TRACE_ELEM(t, F_CONN, r, 0, 64);
+		uint32_t n = REC_TRACE_ELEM(t, F_N, r, 0, 32);
 
 		if (n > DETER_EV_BATCH)	/* not from this deter.ko */
 			n = 0;
 		t->events += n;
 		for (i = 0; i < n; i++) {
 			struct rec_ev e = {
-				.seq = rec_trace_elem(t->fev[F_SEQ], r, i),
-				.type = rec_trace_elem(t->fev[F_TYPE], r, i),
-				.sub = rec_trace_elem(t->fev[F_SUB], r, i),
-				.a = rec_trace_elem(t->fev[F_A], r, i),
-				.b = rec_trace_elem(t->fev[F_B], r, i),
-				.c = rec_trace_elem(t->fev[F_C], r, i),
+				.seq = REC_TRACE_ELEM(t, F_SEQ, r, i, 32),
+				.type = REC_TRACE_ELEM(t, F_TYPE, r, i, 16),
+				.sub = REC_TRACE_ELEM(t, F_SUB, r, i, 16),
+				.a = REC_TRACE_ELEM(t, F_A, r, i, 64),
+				.b = REC_TRACE_ELEM(t, F_B, r, i, 64),
+				.c = REC_TRACE_ELEM(t, F_C, r, i, 64),
 			};
 
 			if (rec_table_event(t->table, conn, r->ts, &e))
@@ -376,8 +390,7 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 	t->fst_seq = rec_trace_field(t->state, "seq", &ok);
 	t->fst_final = rec_trace_field(t->state, "final", &ok);
 	if (ok)
-		ok = rec_trace_sizes_ok(t->fev, F_SEQ) &&
-		     rec_trace_arrays_ok(t->fev + F_SEQ, F_MAX_EV - F_SEQ) &&
+		ok = rec_trace_ev_ok(t->fev) &&
 		     rec_trace_sizes_ok(t->fconn, 16) &&
 		     rec_trace_sizes_ok(t->fstate, DETER_ST_MAX) &&
 		     rec_trace_sizes_ok(&t->fst_conn, 1) && rec_trace_sizes_ok(&t->fst_seq, 1) &&
@@ -386,6 +399,8 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 		rec_err(err, "deter.ko's trace events lack expected fields (version mismatch)");
 		goto fail;
 	}
+	for (i = 0; i < F_MAX_EV; i++)
+		t->off[i] = t->fev[i]->offset;
 
 	t->inst = tracefs_instance_create(REC_TRACE_INSTANCE);
 	if (!t->inst) {

@@ -147,7 +147,7 @@ B=106fbda500000006
 @test "deter record --help names the zstd level and its default" {
 	run "$DETER" record --help
 	assert_status 0
-	[[ "$output" == *"-z, --zstd-level N"*"default 9)"* ]]
+	[[ "$output" == *"-z, --zstd-level N"*"default 5)"* ]]
 }
 
 @test "deter record rejects a bad port" {
