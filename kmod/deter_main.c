@@ -44,13 +44,14 @@ static void deter_debug_timer(struct sock *sk, enum deter_site site,
 
 /*
  * Each hook goes to replay when the socket is being replayed, else to
- * recording (which ignores sockets it does not record).
+ * recording (which ignores sockets it does not record). Whether any
+ * replay runs is tested here, inline: recording pays no call for it.
  */
 static bool deter_op_lock(struct sock *sk, enum deter_site site)
 {
 	bool run;
 
-	if (deter_replay_sk_lock(sk, site, &run)) {
+	if (deter_replay_active() && deter_replay_sk_lock(sk, site, &run)) {
 		if (unlikely(deter_debug_clock))
 			deter_debug_timer(sk, site, true, run);
 		return run;
@@ -63,13 +64,13 @@ static bool deter_op_lock(struct sock *sk, enum deter_site site)
 
 static void deter_op_release(struct sock *sk)
 {
-	if (!deter_replay_sk_backlog_check(sk, true))
+	if (!deter_replay_active() || !deter_replay_sk_backlog_check(sk, true))
 		deter_rec_backlog_check(sk);
 }
 
 static void deter_op_backlog_check(struct sock *sk)
 {
-	if (!deter_replay_sk_backlog_check(sk, false))
+	if (!deter_replay_active() || !deter_replay_sk_backlog_check(sk, false))
 		deter_rec_backlog_check(sk);
 }
 
@@ -77,7 +78,7 @@ static bool deter_op_page_frag_refill(struct sock *sk, struct page_frag *pfrag)
 {
 	bool ok;
 
-	if (deter_replay_page_frag_refill(sk, pfrag, &ok))
+	if (deter_replay_active() && deter_replay_page_frag_refill(sk, pfrag, &ok))
 		return ok;
 	return deter_rec_page_frag_refill(sk, pfrag);
 }
@@ -86,7 +87,7 @@ static bool deter_op_rx(struct sock *sk, struct sk_buff *skb)
 {
 	bool taken;
 
-	if (deter_replay_sk_rx(sk, skb, &taken))
+	if (deter_replay_active() && deter_replay_sk_rx(sk, skb, &taken))
 		return taken;
 	deter_rec_sk_rx(sk, skb);
 	return false;
@@ -95,21 +96,21 @@ static bool deter_op_rx(struct sock *sk, struct sk_buff *skb)
 static void deter_op_call(struct sock *sk, enum deter_call call, u64 arg,
 			  u32 flags)
 {
-	if (!deter_replay_sk_call(sk, call, arg))
+	if (!deter_replay_active() || !deter_replay_sk_call(sk, call, arg))
 		deter_rec_sk_call(sk, call, arg, flags);
 }
 
 static void deter_op_call_done(struct sock *sk, enum deter_call call,
 			       s64 ret)
 {
-	if (!deter_replay_sk_call_done(sk, call, ret))
+	if (!deter_replay_active() || !deter_replay_sk_call_done(sk, call, ret))
 		deter_rec_sk_call_done(sk, call, ret);
 }
 
 static void deter_op_icmp(struct sock *sk, const struct sk_buff *skb,
 			  u32 info)
 {
-	if (!deter_replay_sk_icmp(sk))
+	if (!deter_replay_active() || !deter_replay_sk_icmp(sk))
 		deter_rec_sk_icmp(sk, skb, info);
 }
 
@@ -118,7 +119,7 @@ static u64 deter_op_value(const struct sock *sk, const struct sk_buff *skb,
 {
 	u64 v = val;
 
-	if (deter_replay_value(sk, skb, what, &v))
+	if (deter_replay_active() && deter_replay_value(sk, skb, what, &v))
 		return v;
 	return deter_rec_value(sk, skb, what, val);
 }
@@ -127,7 +128,7 @@ static unsigned long deter_op_jiffies(void)
 {
 	unsigned long now;
 
-	if (deter_replay_jiffies(&now))
+	if (deter_replay_active() && deter_replay_jiffies(&now))
 		return now;
 	return deter_rec_jiffies_read();
 }

@@ -131,16 +131,41 @@ static u32 deter_rec_emit(struct deter_sock *ds, u16 type, u16 sub, u64 a,
 	return seq;
 }
 
-/* Emit the events still in @ds's batch. */
+/* Emit the events still in @ds's batch; ev_lock held. */
+static void __deter_rec_ev_flush(struct deter_sock *ds)
+{
+	lockdep_assert_held(&ds->ev_lock);
+	if (ds->ev_n)
+		trace_deter_ev(ds->conn, ds->ev, ds->ev_n);
+	ds->ev_n = 0;
+}
+
 static void deter_rec_ev_flush(struct deter_sock *ds)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&ds->ev_lock, flags);
-	if (ds->ev_n)
-		trace_deter_ev(ds->conn, ds->ev, ds->ev_n);
-	ds->ev_n = 0;
+	__deter_rec_ev_flush(ds);
 	spin_unlock_irqrestore(&ds->ev_lock, flags);
+}
+
+/*
+ * Emit a state record (enum deter_state_kind) after every event numbered
+ * before it: the batch goes out first and the number is taken under the
+ * same lock, so the recorder gets them in order and need not sort.
+ */
+static u32 deter_rec_state_ev(struct deter_sock *ds, struct sock *sk,
+			      u32 kind, u32 rx_zero_wnd)
+{
+	unsigned long flags;
+	u32 seq;
+
+	spin_lock_irqsave(&ds->ev_lock, flags);
+	__deter_rec_ev_flush(ds);
+	seq = atomic_inc_return(&ds->seq);
+	trace_deter_state(ds->conn, seq, kind, sk, rx_zero_wnd);
+	spin_unlock_irqrestore(&ds->ev_lock, flags);
+	return seq;
 }
 
 static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
@@ -148,11 +173,8 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
 {
 	if ((seq & DETER_REC_CHECKPOINT_MASK) != DETER_REC_CHECKPOINT_MASK)
 		return;
-	/* Events before it first: the recorder then rarely has to sort. */
-	deter_rec_ev_flush(ds);
-	seq = atomic_inc_return(&ds->seq);
-	trace_deter_state(ds->conn, seq, DETER_STATE_CHECKPOINT, sk,
-			  ds->rx_zero_wnd);
+	seq = deter_rec_state_ev(ds, sk, DETER_STATE_CHECKPOINT,
+				 ds->rx_zero_wnd);
 	if (unlikely(deter_debug_clock))
 		deter_debug_state("rec", sk, seq);
 }
@@ -696,6 +718,7 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 	const struct inet_sock *inet = inet_sk(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 flags = active ? DETER_CONN_ACTIVE : 0;
+	unsigned long irqflags;
 
 	if (ds->conn_sent)
 		return;
@@ -709,6 +732,9 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 		flags |= DETER_CONN_ECN;
 	if (tp->rx_opt.wscale_ok)
 		flags |= DETER_CONN_WSCALE;
+	/* After the events numbered before it, as deter_rec_state_ev(). */
+	spin_lock_irqsave(&ds->ev_lock, irqflags);
+	__deter_rec_ev_flush(ds);
 	trace_deter_conn(ds->conn, atomic_inc_return(&ds->seq),
 			 inet->inet_saddr, inet->inet_daddr, inet->inet_sport,
 			 inet->inet_dport, sock_net(sk)->ns.inum,
@@ -718,6 +744,7 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 			 tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale,
 			 tp->tsoffset, ktime_get_real_ns(), ktime_get_ns(),
 			 inet_csk(sk)->icsk_ca_ops->name);
+	spin_unlock_irqrestore(&ds->ev_lock, irqflags);
 	deter_rec_sysctls(ds, sk);
 }
 
@@ -788,10 +815,31 @@ static u64 deter_rec_cc(const char *name)
 	return v;
 }
 
+/* Record configuration item @i if it is not @v any more. */
+static void deter_rec_cfg(struct deter_sock *ds, enum deter_cfg i, u64 v)
+{
+	if (likely(ds->cfg[i] == v))
+		return;
+	ds->cfg[i] = v;
+	deter_rec_emit(ds, DETER_EV_CONFIG, i, v, 0, 0);
+}
+
+/* The same for TCP option @i (DETER_CFG_TCP). */
+static void deter_rec_tcpopt(struct deter_sock *ds, enum deter_tcpopt i, u64 v)
+{
+	if (likely(ds->tcpopt[i] == v))
+		return;
+	ds->tcpopt[i] = v;
+	deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_TCP, DETER_TCPOPT_PACK(i, v),
+		       0, 0);
+}
+
 /*
  * Record socket configuration that changed since the last socket call:
  * what setsockopt() sets and TCP reads, not what TCP tunes itself
  * (inet->tos's ECN bits, the buffers' autotuning is replayed anyway).
+ * Items in enum order (SYSCTL: the namespace's, logged at the start),
+ * then TCP options; one compare each, as it runs at every socket call.
  */
 static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 {
@@ -799,62 +847,47 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 	const struct inet_sock *inet = inet_sk(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 	int ttl = READ_ONCE(inet->uc_ttl);
-	u64 now[DETER_CFG_MAX] = {
-		[DETER_CFG_SNDBUF] = READ_ONCE(sk->sk_sndbuf),
-		[DETER_CFG_RCVBUF] = READ_ONCE(sk->sk_rcvbuf),
-		[DETER_CFG_NODELAY] = tp->nonagle,
-		[DETER_CFG_USER_MSS] = tp->rx_opt.user_mss,
-		[DETER_CFG_OFFLOAD] = deter_rec_offload(sk),
-		[DETER_CFG_USERLOCKS] =
-			(sk->sk_userlocks & SOCK_SNDBUF_LOCK ? DETER_LOCK_SNDBUF : 0) |
-			(sk->sk_userlocks & SOCK_RCVBUF_LOCK ? DETER_LOCK_RCVBUF : 0),
-		[DETER_CFG_TOS] = READ_ONCE(inet->tos) & ~INET_ECN_MASK,
-		[DETER_CFG_TTL] = ttl < 0 ? 0 : ttl,
-		[DETER_CFG_KEEPALIVE] = deter_rec_keepalive(sk),
-		[DETER_CFG_USER_TIMEOUT] = READ_ONCE(icsk->icsk_user_timeout),
-		[DETER_CFG_NOTSENT_LOWAT] = READ_ONCE(tp->notsent_lowat),
-		[DETER_CFG_RCVLOWAT] = READ_ONCE(sk->sk_rcvlowat),
-		[DETER_CFG_LINGER] = deter_rec_linger(sk),
-	};
-	unsigned long rate = READ_ONCE(sk->sk_max_pacing_rate);
 	int linger2 = READ_ONCE(tp->linger2);
-	u64 opt[DETER_TCPOPT_MAX] = {
-		[DETER_TCPOPT_THIN_LTO] = tp->thin_lto,
-		[DETER_TCPOPT_SYNCNT] = READ_ONCE(icsk->icsk_syn_retries),
-		[DETER_TCPOPT_LINGER2] = (u32)(linger2 < 0 ? -1 : linger2 / HZ),
-		[DETER_TCPOPT_TX_DELAY] = READ_ONCE(tp->tcp_tx_delay),
-		[DETER_TCPOPT_MAX_PACING_RATE] = min_t(u64, rate, DETER_TCPOPT_RATE_MAX),
-		[DETER_TCPOPT_PRIORITY] = READ_ONCE(sk->sk_priority),
-		[DETER_TCPOPT_MARK] = READ_ONCE(sk->sk_mark),
-		[DETER_TCPOPT_RCVTIMEO] = deter_rec_timeo(READ_ONCE(sk->sk_rcvtimeo)),
-		[DETER_TCPOPT_SNDTIMEO] = deter_rec_timeo(READ_ONCE(sk->sk_sndtimeo)),
-	};
-	unsigned int i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(ds->cfg) != DETER_CFG_MAX);
 	BUILD_BUG_ON(DETER_CFG_MAX > 16);
+
+	deter_rec_cfg(ds, DETER_CFG_SNDBUF, READ_ONCE(sk->sk_sndbuf));
+	deter_rec_cfg(ds, DETER_CFG_RCVBUF, READ_ONCE(sk->sk_rcvbuf));
+	deter_rec_cfg(ds, DETER_CFG_NODELAY, tp->nonagle);
+	deter_rec_cfg(ds, DETER_CFG_USER_MSS, tp->rx_opt.user_mss);
+	deter_rec_cfg(ds, DETER_CFG_OFFLOAD, deter_rec_offload(sk));
+	deter_rec_cfg(ds, DETER_CFG_USERLOCKS,
+		      (sk->sk_userlocks & SOCK_SNDBUF_LOCK ? DETER_LOCK_SNDBUF : 0) |
+		      (sk->sk_userlocks & SOCK_RCVBUF_LOCK ? DETER_LOCK_RCVBUF : 0));
+	deter_rec_cfg(ds, DETER_CFG_TOS, READ_ONCE(inet->tos) & ~INET_ECN_MASK);
+	deter_rec_cfg(ds, DETER_CFG_TTL, ttl < 0 ? 0 : ttl);
+	deter_rec_cfg(ds, DETER_CFG_KEEPALIVE, deter_rec_keepalive(sk));
+	deter_rec_cfg(ds, DETER_CFG_USER_TIMEOUT, READ_ONCE(icsk->icsk_user_timeout));
+	deter_rec_cfg(ds, DETER_CFG_NOTSENT_LOWAT, READ_ONCE(tp->notsent_lowat));
+	deter_rec_cfg(ds, DETER_CFG_RCVLOWAT, READ_ONCE(sk->sk_rcvlowat));
+	deter_rec_cfg(ds, DETER_CFG_LINGER, deter_rec_linger(sk));
 	/*
 	 * The application's choice only, by a name it can ask for: dctcp
 	 * without ECN falls back to an unregistered "dctcp-reno" (key 0).
 	 */
 	if (icsk->icsk_ca_setsockopt && icsk->icsk_ca_ops && icsk->icsk_ca_ops->key)
-		now[DETER_CFG_CC] = deter_rec_cc(icsk->icsk_ca_ops->name);
-	else
-		now[DETER_CFG_CC] = ds->cfg[DETER_CFG_CC];
-	for (i = 0; i < DETER_CFG_MAX; i++) {
-		/* The namespace's, logged at the connection's start. */
-		if (i == DETER_CFG_SYSCTL || i == DETER_CFG_TCP || ds->cfg[i] == now[i])
-			continue;
-		ds->cfg[i] = now[i];
-		deter_rec_emit(ds, DETER_EV_CONFIG, i, now[i], 0, 0);
-	}
-	for (i = 0; i < DETER_TCPOPT_MAX; i++) {
-		if (ds->tcpopt[i] == opt[i])
-			continue;
-		ds->tcpopt[i] = opt[i];
-		deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_TCP,
-			       DETER_TCPOPT_PACK(i, opt[i]), 0, 0);
-	}
+		deter_rec_cfg(ds, DETER_CFG_CC, deter_rec_cc(icsk->icsk_ca_ops->name));
+
+	deter_rec_tcpopt(ds, DETER_TCPOPT_THIN_LTO, tp->thin_lto);
+	deter_rec_tcpopt(ds, DETER_TCPOPT_SYNCNT, READ_ONCE(icsk->icsk_syn_retries));
+	deter_rec_tcpopt(ds, DETER_TCPOPT_LINGER2,
+			 (u32)(linger2 < 0 ? -1 : linger2 / HZ));
+	deter_rec_tcpopt(ds, DETER_TCPOPT_TX_DELAY, READ_ONCE(tp->tcp_tx_delay));
+	deter_rec_tcpopt(ds, DETER_TCPOPT_MAX_PACING_RATE,
+			 min_t(u64, READ_ONCE(sk->sk_max_pacing_rate),
+			       DETER_TCPOPT_RATE_MAX));
+	deter_rec_tcpopt(ds, DETER_TCPOPT_PRIORITY, READ_ONCE(sk->sk_priority));
+	deter_rec_tcpopt(ds, DETER_TCPOPT_MARK, READ_ONCE(sk->sk_mark));
+	deter_rec_tcpopt(ds, DETER_TCPOPT_RCVTIMEO,
+			 deter_rec_timeo(READ_ONCE(sk->sk_rcvtimeo)));
+	deter_rec_tcpopt(ds, DETER_TCPOPT_SNDTIMEO,
+			 deter_rec_timeo(READ_ONCE(sk->sk_sndtimeo)));
 }
 
 /*
@@ -1086,9 +1119,7 @@ void deter_rec_close(struct deter_sock *ds, struct sock *sk)
 		 * the established hash (inet_ehash_nolisten()), and this
 		 * one never ran: tell the recorder to forget it.
 		 */
-		deter_rec_ev_flush(ds);
-		trace_deter_state(ds->conn, atomic_inc_return(&ds->seq),
-				  DETER_STATE_DISCARD, sk, 0);
+		deter_rec_state_ev(ds, sk, DETER_STATE_DISCARD, 0);
 		WRITE_ONCE(ds->rec, false);
 		return;
 	}
@@ -1099,10 +1130,7 @@ void deter_rec_close(struct deter_sock *ds, struct sock *sk)
 	if (flushed)
 		deter_rec_emit(ds, DETER_EV_SAMPLE, 0, smp.idx, smp.ns,
 			       smp.gap_q10);
-	deter_rec_ev_flush(ds);
-	trace_deter_state(ds->conn, atomic_inc_return(&ds->seq),
-			  DETER_STATE_SUMMARY, sk,
-			  ds->rx_zero_wnd);
+	deter_rec_state_ev(ds, sk, DETER_STATE_SUMMARY, ds->rx_zero_wnd);
 	WRITE_ONCE(ds->rec, false);
 }
 

@@ -195,7 +195,7 @@ void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq,
  */
 static LIST_HEAD(deter_rpl_list);
 static DEFINE_MUTEX(deter_rpl_mutex);	/* list changes, arming */
-static bool deter_rpl_armed __read_mostly;
+bool deter_rpl_armed __read_mostly;
 static struct workqueue_struct *deter_rpl_wq;
 static DECLARE_WAIT_QUEUE_HEAD(deter_rpl_users_wq);
 
@@ -227,11 +227,6 @@ static const u8 deter_rpl_site_lock[DETER_SITE_MAX] = {
 	[DETER_SITE_LOCK_TSQ] = DETER_LOCK_TSQ,
 	[DETER_SITE_LOCK_BACKLOG] = DETER_LOCK_BACKLOG,
 };
-
-bool deter_replay_active(void)
-{
-	return READ_ONCE(deter_rpl_armed);
-}
 
 static void deter_rpl_task_set(struct deter_rpl *rpl)
 {

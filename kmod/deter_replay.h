@@ -26,7 +26,13 @@ struct sock;
 int deter_replay_init(struct dentry *dir);
 void deter_replay_exit(void);
 int deter_replay_arm(bool on);
-bool deter_replay_active(void);
+extern bool deter_rpl_armed;
+
+/* Some replay session is running (the hooks' first, inline, test). */
+static inline bool deter_replay_active(void)
+{
+	return READ_ONCE(deter_rpl_armed);
+}
 
 bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run);
 void deter_replay_sk_lock_wait(struct sock *sk);

@@ -228,6 +228,33 @@ static int rec_ev_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * Put @n events in sequence order. The reader hands them over nearly so
+ * (oldest record first across CPUs): an insertion sort, unless one has
+ * to move far, then qsort().
+ */
+#define REC_SORT_NEAR 256
+
+static void rec_ev_sort(struct rec_ev *ev, size_t n)
+{
+	struct rec_ev e;
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		if (ev[i - 1].seq <= ev[i].seq)
+			continue;
+		for (j = i - 1; j > 0 && ev[j - 1].seq > ev[i].seq; j--) {
+			if (i - j >= REC_SORT_NEAR) {
+				qsort(ev, n, sizeof(*ev), rec_ev_cmp);
+				return;
+			}
+		}
+		e = ev[i];
+		memmove(&ev[j + 1], &ev[j], (i - j) * sizeof(*ev));
+		ev[j] = e;
+	}
+}
+
 /* Summaries for deter ls, from the events and the final state. */
 static void rec_conn_summarise(struct rec_conn *c)
 {
@@ -267,7 +294,6 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 			   uint32_t status, char **err)
 {
 	char *path = NULL;
-	size_t i;
 	int r;
 
 	if (!c->have_id) {
@@ -275,11 +301,7 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 		snprintf(c->hdr.host, sizeof(c->hdr.host), "%s", t->host);
 		status |= DETER_LOG_NO_IDENTITY;
 	}
-	/* The reader hands records over oldest first: rarely out of order. */
-	for (i = 1; i < c->nevs && c->evs[i - 1].seq <= c->evs[i].seq; i++)
-		;
-	if (i < c->nevs)
-		qsort(c->evs, c->nevs, sizeof(*c->evs), rec_ev_cmp);
+	rec_ev_sort(c->evs, c->nevs);
 	rec_conn_summarise(c);
 	status |= c->status;
 	c->hdr.status = status;

@@ -261,13 +261,11 @@ struct rec_buf {
 	size_t len, cap;
 };
 
-static int rec_buf_reserve(struct rec_buf *b, size_t more)
+static int rec_buf_grow(struct rec_buf *b, size_t more)
 {
 	uint8_t *np;
 	size_t cap;
 
-	if (b->len + more <= b->cap)
-		return 0;
 	cap = b->cap ? b->cap * 2 : 4096;
 	while (cap < b->len + more)
 		cap *= 2;
@@ -279,7 +277,12 @@ static int rec_buf_reserve(struct rec_buf *b, size_t more)
 	return 0;
 }
 
-static int rec_buf_varint(struct rec_buf *b, uint64_t v)
+static inline int rec_buf_reserve(struct rec_buf *b, size_t more)
+{
+	return b->len + more <= b->cap ? 0 : rec_buf_grow(b, more);
+}
+
+static inline int rec_buf_varint(struct rec_buf *b, uint64_t v)
 {
 	if (rec_buf_reserve(b, REC_VARINT_MAX))
 		return -1;
@@ -287,7 +290,7 @@ static int rec_buf_varint(struct rec_buf *b, uint64_t v)
 	return 0;
 }
 
-static int rec_buf_byte(struct rec_buf *b, uint8_t v)
+static inline int rec_buf_byte(struct rec_buf *b, uint8_t v)
 {
 	if (rec_buf_reserve(b, 1))
 		return -1;

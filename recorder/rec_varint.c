@@ -17,25 +17,6 @@
 #include "rec_varint.h"
 
 /**
- * rec_varint_put() - encode @v at @buf
- * @buf: room for REC_VARINT_MAX bytes
- * @v: the value
- *
- * Return: the number of bytes written.
- */
-size_t rec_varint_put(uint8_t *buf, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		buf[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	buf[n++] = (uint8_t)v;
-	return n;
-}
-
-/**
  * rec_varint_get() - decode a varint
  * @buf: input
  * @len: bytes available at @buf

@@ -12,7 +12,27 @@
 /* A 64-bit value takes at most 10 bytes. */
 #define REC_VARINT_MAX 10
 
-size_t rec_varint_put(uint8_t *buf, uint64_t v);
+/**
+ * rec_varint_put() - encode @v at @buf
+ * @buf: room for REC_VARINT_MAX bytes
+ * @v: the value
+ *
+ * Inline: the encoder calls it for nearly every field.
+ *
+ * Return: the number of bytes written.
+ */
+static inline size_t rec_varint_put(uint8_t *buf, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		buf[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	buf[n++] = (uint8_t)v;
+	return n;
+}
+
 int rec_varint_get(const uint8_t *buf, size_t len, uint64_t *v, size_t *used);
 
 static inline uint64_t rec_zigzag_encode(int64_t v)

@@ -499,6 +499,68 @@ static void test_missing(void)
 	rmdir(dir);
 }
 
+/*
+ * Events handed to the table out of order, a few places (the insertion
+ * sort) and far (qsort), are written in sequence; a connection not yet
+ * whole is not written.
+ */
+static void test_order(void)
+{
+	char dir[] = "/tmp/rec_log_test.XXXXXX", path[64], *err = NULL;
+	struct rec_conn_id id = { .seq = 1, .sport = 5201, .dport = 40000 };
+	struct rec_state fin = { { 0 } };
+	unsigned int w, inc, open, far;
+	enum { n = 600 };		/* seq 2 .. n + 1 */
+	uint32_t seq[n];
+	struct rec_table *t;
+	struct rec_log *log;
+	size_t i;
+
+	UNIT_CHECK(mkdtemp(dir));
+	for (far = 0; far < 2; far++) {
+		/* pairs swapped; with far, seq 10 moved to the end */
+		for (i = 0; i < n; i++)
+			seq[i] = 2 + (i ^ 1);
+		if (far) {
+			memmove(&seq[9], &seq[10], (n - 10) * sizeof(seq[0]));
+			seq[n - 1] = 10;
+		}
+		t = rec_table_new(dir, "h");
+		UNIT_CHECK(t);
+		UNIT_CHECK(rec_table_conn(t, 7, 1, &id) == 0);
+		for (i = 0; i < n; i++) {
+			struct rec_ev ev = {
+				.seq = seq[i], .type = DETER_EV_CONFIG,
+				.sub = DETER_CFG_SNDBUF, .a = seq[i],
+			};
+
+			UNIT_CHECK(rec_table_event(t, 7, 2, &ev) == 0);
+			if (i == n / 2) {
+				UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+				rec_table_counts(t, &w, &inc, &open);
+				UNIT_CHECK_EQ(w, 0);
+			}
+		}
+		UNIT_CHECK(rec_table_state(t, 7, 3, n + 2, 1, &fin) == 0);
+		UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+		rec_table_counts(t, &w, &inc, &open);
+		UNIT_CHECK_EQ(w, 1);
+		UNIT_CHECK_EQ(inc, 0);
+		rec_table_free(t);
+		snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
+		log = rec_log_read(path, &err);
+		UNIT_CHECK(log);
+		if (log) {
+			UNIT_CHECK_EQ(log->nevs, n + 1);
+			for (i = 0; i < n && i < log->nevs; i++)
+				UNIT_CHECK_EQ(log->evs[i].a, i + 2);
+		}
+		rec_log_free(log);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	UNIT_RUN(test_roundtrip);
@@ -510,5 +572,6 @@ int main(void)
 	UNIT_RUN(test_format5);
 	UNIT_RUN(test_format6);
 	UNIT_RUN(test_tcpopt);
+	UNIT_RUN(test_order);
 	return unit_done();
 }
