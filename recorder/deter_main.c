@@ -16,10 +16,9 @@
 #include <zstd.h>
 
 #include "deter_abi.h"
+#include "rec_log.h"
 #include "rec_main.h"
 #include "replay_main.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #ifndef DETER_VERSION
 #define DETER_VERSION "0.1.0"
@@ -80,6 +79,8 @@ static const struct deter_cmd deter_cmds[] = {
 	{ "ls", "list recorded connections", rec_cmd_ls, rec_usage_ls },
 	{ "show", "print one connection's log as events",
 	  rec_cmd_show, rec_usage_show },
+	{ "compact", "compress logs again, for less disk",
+	  rec_cmd_compact, rec_usage_compact },
 	{ "replay", "replay one connection deterministically",
 	  replay_cmd_replay, replay_usage_replay },
 	{ "version", "print version information",

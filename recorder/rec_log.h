@@ -13,6 +13,10 @@
 
 #include "deter_abi.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* One event of a connection, in memory. */
 struct rec_ev {
 	uint32_t seq;		/* per-socket sequence number */
@@ -78,8 +82,7 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 		   char **err);
 int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 		   uint32_t nevents, struct rec_log *log, char **err);
-/* zstd level of the logs rec_log_write() writes. */
-#define REC_LOG_ZSTD_LEVEL 5
+/* zstd level of the logs rec_log_write() writes; 0: deter's default. */
 extern int rec_log_zstd_level;
 
 void rec_log_write_end(void);
@@ -89,6 +92,8 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 int rec_log_read_header(const char *path, struct deter_log_header *hdr,
 			char **err);
 struct rec_log *rec_log_read(const char *path, char **err);
+int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
+		    char **err);
 void rec_log_free(struct rec_log *log);
 const char *rec_log_status_str(uint32_t status, char *buf, size_t len);
 

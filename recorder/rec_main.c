@@ -120,8 +120,8 @@ void rec_usage_record(FILE *f)
 		"  -D, --duration S     stop after S seconds\n"
 		"  -b, --buffer-kb N    ring buffer per CPU, KiB (default %d)\n"
 		"  -z, --zstd-level N   log compression, 1 (least CPU) to 19 (smallest logs;\n"
-		"                       default %d)\n",
-		REC_DEFAULT_DIR, REC_BUFFER_KB, REC_LOG_ZSTD_LEVEL);
+		"                       default: about level 3's CPU, level 4's size)\n",
+		REC_DEFAULT_DIR, REC_BUFFER_KB);
 }
 
 int rec_cmd_record(int argc, char **argv)
@@ -799,7 +799,7 @@ static void rec_show_stats(const struct rec_log *log)
 }
 
 /* ID (a unique hex prefix) or a path to a .dlog. */
-static char *rec_find(const char *dir, const char *id)
+static char *rec_find(const char *cmd, const char *dir, const char *id)
 {
 	struct rec_entry *e;
 	size_t n, i, hits = 0;
@@ -808,7 +808,7 @@ static char *rec_find(const char *dir, const char *id)
 
 	if (strchr(id, '/') || strstr(id, ".dlog"))
 		return strdup(id);
-	if (rec_scan("show", dir, &e, &n, &bad))
+	if (rec_scan(cmd, dir, &e, &n, &bad))
 		return NULL;
 	for (i = 0; i < n; i++) {
 		snprintf(want, sizeof(want), "%016llx", (unsigned long long)e[i].h.conn);
@@ -823,9 +823,9 @@ static char *rec_find(const char *dir, const char *id)
 		return path;
 	free(path);
 	if (hits)
-		rec_fail("show", "%s: ambiguous id prefix in %s (%zu matches)", id, dir, hits);
+		rec_fail(cmd, "%s: ambiguous id prefix in %s (%zu matches)", id, dir, hits);
 	else
-		rec_fail("show", "%s: no such connection in %s", id, dir);
+		rec_fail(cmd, "%s: no such connection in %s", id, dir);
 	return NULL;
 }
 
@@ -869,7 +869,7 @@ int rec_cmd_show(int argc, char **argv)
 				     "more than one connection given");
 	if (json && stats)
 		return rec_usage_err("show", "--json and --stats do not go together");
-	path = rec_find(dir, argv[optind]);
+	path = rec_find("show", dir, argv[optind]);
 	if (!path)
 		return 1;
 	log = rec_log_read(path, &err);
@@ -913,4 +913,94 @@ int rec_cmd_show(int argc, char **argv)
 		rec_show_event(log, &log->evs[i], json);
 	rec_log_free(log);
 	return 0;
+}
+
+void rec_usage_compact(FILE *f)
+{
+	fprintf(f,
+		"usage: deter compact [-d DIR] [-z N] [ID|FILE]...\n"
+		"\n"
+		"Compress logs again, harder: deter record compresses for little CPU,\n"
+		"this for little disk (offline, e.g. before archiving). Every log in\n"
+		"DIR, or the ones given. A log is read and decoded whole first and\n"
+		"replaced, atomically, only by a smaller one with the same events.\n"
+		"\n"
+		"  -d, --dir DIR        log directory (default ./%s)\n"
+		"  -z, --zstd-level N   1 to 19 (default 19)\n",
+		REC_DEFAULT_DIR);
+}
+
+/* Compact one log, counted in @n; say why not in one line. Return: 0, or 1. */
+static int rec_compact_one(const char *path, int level, size_t *n,
+			   size_t *before, size_t *after)
+{
+	size_t b = 0, a = 0;
+	char *err = NULL;
+
+	if (rec_log_compact(path, level, &b, &a, &err)) {
+		rec_fail("compact", "%s", err ? err : "cannot compact");
+		free(err);
+		return 1;
+	}
+	(*n)++;
+	*before += b;
+	*after += a;
+	return 0;
+}
+
+int rec_cmd_compact(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "zstd-level", required_argument, NULL, 'z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = REC_DEFAULT_DIR;
+	unsigned long long level = 19;
+	size_t before = 0, after = 0, n = 0, ne, i;
+	struct rec_entry *e;
+	int bad = 0, c;
+	char *path;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:z:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'z':
+			if (rec_num(optarg, 19, &level) || !level)
+				return rec_usage_err("compact",
+						     "--zstd-level: '%s' is not a level from 1 to 19",
+						     optarg);
+			break;
+		case 'h':
+			rec_usage_compact(stdout);
+			return 0;
+		default:
+			return rec_usage_err("compact", "bad option");
+		}
+	}
+	if (optind == argc) {
+		if (rec_scan("compact", dir, &e, &ne, &bad))
+			return 1;
+		for (i = 0; i < ne; i++)
+			bad |= rec_compact_one(e[i].path, level, &n, &before, &after);
+		rec_entries_free(e, ne);
+	} else {
+		for (i = optind; i < (size_t)argc; i++) {
+			path = rec_find("compact", dir, argv[i]);
+			if (!path) {
+				bad = 1;
+				continue;
+			}
+			bad |= rec_compact_one(path, level, &n, &before, &after);
+			free(path);
+		}
+	}
+	printf("%zu log%s: %zu B -> %zu B (%.1f %%)%s\n", n, n == 1 ? "" : "s",
+	       before, after, before ? 100.0 * after / before : 100.0,
+	       bad ? "; the ones named above left as they were" : "");
+	return bad ? 1 : 0;
 }

@@ -12,6 +12,8 @@
 int rec_cmd_record(int argc, char **argv);
 int rec_cmd_ls(int argc, char **argv);
 int rec_cmd_show(int argc, char **argv);
+int rec_cmd_compact(int argc, char **argv);
+void rec_usage_compact(FILE *f);
 void rec_usage_record(FILE *f);
 void rec_usage_ls(FILE *f);
 void rec_usage_show(FILE *f);

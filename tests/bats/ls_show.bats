@@ -147,11 +147,51 @@ B=106fbda500000006
 @test "deter record --help names the zstd level and its default" {
 	run "$DETER" record --help
 	assert_status 0
-	[[ "$output" == *"-z, --zstd-level N"*"default 5)"* ]]
+	[[ "$output" == *"-z, --zstd-level N"*"default: about level 3's CPU, level 4's size)"* ]]
 }
 
 @test "deter record rejects a bad port" {
 	run --separate-stderr "$DETER" record --port 0
 	assert_status 2
 	[ "${stderr_lines[0]}" = "deter: record: --port: '0' is not a port" ]
+}
+
+@test "deter compact recompresses every log in place: same events, smaller, 0600" {
+	mkdir d
+	cp "$DATA/$A.dlog" "$DATA/$B.dlog" d/
+	chmod 644 d/*.dlog
+	run "$DETER" compact -d d
+	assert_status 0
+	[[ "$output" == "2 logs: 3276 B -> "*" B ("*" %)" ]]
+	for id in $A $B; do
+		[ "$(stat -c %a d/$id.dlog)" = 600 ]
+		[ "$(stat -c %s d/$id.dlog)" -lt "$(stat -c %s "$DATA/$id.dlog")" ]
+		cmp <("$DETER" show "$DATA/$id.dlog") <("$DETER" show d/$id.dlog)
+	done
+	# Compacting again finds nothing smaller and leaves the logs.
+	sizes=$(stat -c %s d/*.dlog)
+	run "$DETER" compact -d d $A $B -z 3
+	assert_status 0
+	[ "$(stat -c %s d/*.dlog)" = "$sizes" ]
+}
+
+@test "deter compact leaves a log it cannot decode as it was, in one line" {
+	mkdir d
+	cp "$DATA/$A.dlog" d/
+	cp "$DATA/$B.dlog" d/c.dlog
+	printf '\xff\xff' | dd of=d/c.dlog bs=1 seek=600 conv=notrunc status=none
+	cp d/c.dlog c.copy
+	run --separate-stderr "$DETER" compact -d d
+	assert_status 1
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "${stderr_lines[0]}" == "deter: compact: d/c.dlog:body+"[0-9]*": "* ]]
+	[[ "$output" == "1 log: 1544 B -> "*"; the ones named above left as they were" ]]
+	cmp d/c.dlog c.copy
+	[ "$(ls -a d | grep -c tmp)" -eq 0 ]
+}
+
+@test "deter compact rejects a zstd level outside 1-19" {
+	run --separate-stderr "$DETER" compact --zstd-level 20
+	assert_status 2
+	[ "${stderr_lines[0]}" = "deter: compact: --zstd-level: '20' is not a level from 1 to 19" ]
 }

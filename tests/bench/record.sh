@@ -5,7 +5,8 @@
 # measured in this one run:
 #
 #   storage  deter's logs (both ends) / header-only pcap (tcpdump -s 128 at
-#            A's interface, both directions) compressed with zstd -19
+#            A's interface, both directions) compressed with zstd -19; the
+#            logs as deter record wrote them, and after deter compact
 #   cpu      guest CPU time per byte (bulk) and per request (RPC) with
 #            recording (deter record running; draining, encoding and
 #            writing both logs included, its start and exit not) / with
@@ -47,6 +48,11 @@ for w in bulk rpc; do
 	printf 'bench: storage %-4s deter logs %7d B / pcap -s 128 zstd -19 %8d B = %6.2f %%  (%d packets, %.2f B/packet)\n' \
 		$w "$logs" "$pcap" "$(echo "100 * $logs / $pcap" | bc -l)" "$pkts" \
 		"$(echo "$logs / $pkts" | bc -l)"
+	# The same logs after deter compact (zstd -19, offline).
+	"$DETER" compact -d "$TB_TMP/logs-$w" > /dev/null || exit 1
+	logs=$(cat "$TB_TMP/logs-$w"/*.dlog | wc -c)
+	printf 'bench: storage %-4s compacted  %7d B / pcap -s 128 zstd -19 %8d B = %6.2f %%  (deter compact)\n' \
+		$w "$logs" "$pcap" "$(echo "100 * $logs / $pcap" | bc -l)"
 	rmmod deter
 done
 
