@@ -107,9 +107,10 @@ static struct deter_sock *deter_rec_get(const struct sock *sk)
 
 /*
  * Record one event: it joins the connection's batch, which goes out as
- * one trace event when full (DETER_EV_BATCH) and before the connection's
- * summary or discard. The recorder orders events by sequence number, so
- * a batch may hold events of several contexts.
+ * one trace event when full (DETER_EV_BATCH), before any record that is
+ * not an event (identity, checkpoint, summary, discard) and when
+ * recording stops. The recorder orders events by sequence number, so a
+ * batch may hold events of several contexts.
  */
 static u32 deter_rec_emit(struct deter_sock *ds, u16 type, u16 sub, u64 a,
 			  u64 b, u64 c)
@@ -149,10 +150,18 @@ static void deter_rec_ev_flush(struct deter_sock *ds)
 	spin_unlock_irqrestore(&ds->ev_lock, flags);
 }
 
+/* At "stop": what a recorded connection's batch holds goes out. */
+static void deter_rec_stop_flush(struct deter_sock *ds)
+{
+	if (READ_ONCE(ds->rec))
+		deter_rec_ev_flush(ds);
+}
+
 /*
  * Emit a state record (enum deter_state_kind) after every event numbered
  * before it: the batch goes out first and the number is taken under the
- * same lock, so the recorder gets them in order and need not sort.
+ * same lock, so the recorder gets a connection's records in order (but
+ * for what merging the CPUs' buffers by their clocks may swap).
  */
 static u32 deter_rec_state_ev(struct deter_sock *ds, struct sock *sk,
 			      u32 kind, u32 rx_zero_wnd)
@@ -1267,7 +1276,7 @@ static ssize_t deter_rec_ctl_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(deter_rec_armed, false);
 		deter_replay_arm(false);
 		/* Open connections' batches, for the recorder's last poll. */
-		deter_conn_for_each(deter_rec_ev_flush);
+		deter_conn_for_each(deter_rec_stop_flush);
 		goto out;
 	}
 	if (!strcmp(tok, "replay")) {

@@ -90,8 +90,9 @@ void rec_table_free(struct rec_table *t)
 	free(t);
 }
 
+/* Connection @conn, created if new, with @n records up to @seq counted. */
 static struct rec_conn *rec_table_get(struct rec_table *t, uint64_t conn,
-				      uint64_t ts, uint32_t seq)
+				      uint64_t ts, uint32_t seq, uint32_t n)
 {
 	struct rec_conn **pp = &t->b[conn % REC_TABLE_BUCKETS], *c = t->last;
 
@@ -110,7 +111,7 @@ static struct rec_conn *rec_table_get(struct rec_table *t, uint64_t conn,
 		*pp = c;
 	}
 	t->last = c;
-	c->records++;
+	c->records += n;
 	if (seq > c->max_seq)
 		c->max_seq = seq;
 	if (ts < c->first_ts)
@@ -123,7 +124,7 @@ static struct rec_conn *rec_table_get(struct rec_table *t, uint64_t conn,
 int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
 		   const struct rec_conn_id *id)
 {
-	struct rec_conn *c = rec_table_get(t, conn, ts, id->seq);
+	struct rec_conn *c = rec_table_get(t, conn, ts, id->seq, 1);
 	struct deter_log_header *h;
 
 	if (!c)
@@ -151,37 +152,66 @@ int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
 	return 0;
 }
 
-static int rec_conn_push(struct rec_conn *c, const struct rec_ev *ev)
+/* Append @n events to @c's. */
+static int rec_conn_push(struct rec_conn *c, const struct rec_ev *ev, size_t n)
 {
 	struct rec_ev *ne;
+	size_t cap;
 
-	if (c->nevs == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 256;
-		ne = realloc(c->evs, c->cap * sizeof(*ne));
+	if (c->nevs + n > c->cap) {
+		cap = c->cap ? c->cap * 2 : 256;
+		while (cap < c->nevs + n)
+			cap *= 2;
+		ne = realloc(c->evs, cap * sizeof(*ne));
 		if (!ne)
 			return -1;
 		c->evs = ne;
+		c->cap = cap;
 	}
-	c->evs[c->nevs++] = *ev;
+	memcpy(c->evs + c->nevs, ev, n * sizeof(*ev));
+	c->nevs += n;
 	return 0;
+}
+
+/**
+ * rec_table_events() - add @n events of connection @conn (one record)
+ * @t: the table
+ * @conn: the connection id
+ * @ts: the record's trace time stamp, ns
+ * @ev: the events
+ * @n: how many
+ *
+ * Return: 0, or -1 when out of memory.
+ */
+int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
+		     const struct rec_ev *ev, size_t n)
+{
+	struct rec_conn *c;
+	uint32_t max = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].seq > max)
+			max = ev[i].seq;
+	c = rec_table_get(t, conn, ts, max, n);
+	if (!c)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (ev[i].type == DETER_EV_VALUE && ev[i].sub == DETER_V_MISSING)
+			c->status |= DETER_LOG_MISSING_VALUES;
+	return rec_conn_push(c, ev, n);
 }
 
 int rec_table_event(struct rec_table *t, uint64_t conn, uint64_t ts,
 		    const struct rec_ev *ev)
 {
-	struct rec_conn *c = rec_table_get(t, conn, ts, ev->seq);
-
-	if (!c)
-		return -1;
-	if (ev->type == DETER_EV_VALUE && ev->sub == DETER_V_MISSING)
-		c->status |= DETER_LOG_MISSING_VALUES;
-	return rec_conn_push(c, ev);
+	return rec_table_events(t, conn, ts, ev, 1);
 }
 
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 		    uint32_t seq, int final, const struct rec_state *st)
 {
-	struct rec_conn *c = rec_table_get(t, conn, ts, seq);
+	struct rec_conn *c = rec_table_get(t, conn, ts, seq, 1);
 	struct rec_state *ns;
 	struct rec_ev ev = {
 		.seq = seq, .type = DETER_EV_STATE, .sub = !!final,
@@ -208,7 +238,7 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 	c->states[c->nstates++] = *st;
 	if (final)
 		c->final_seq = seq;
-	return rec_conn_push(c, &ev);
+	return rec_conn_push(c, &ev, 1);
 }
 
 /* Free @c, unhashed already. */
@@ -229,25 +259,28 @@ static int rec_ev_cmp(const void *a, const void *b)
 }
 
 /*
- * Put @n events in sequence order. The reader hands them over nearly so
- * (oldest record first across CPUs): an insertion sort, unless one has
- * to move far, then qsort().
+ * Put @n events in sequence order. The reader hands them over nearly so:
+ * deter.ko numbers a connection's records in the order it emits them,
+ * and the reader merges the CPUs' buffers by their trace clocks, which
+ * may disagree by a little. An insertion sort, then, unless it would
+ * move more than REC_SORT_MOVES events per event: qsort().
  */
-#define REC_SORT_NEAR 256
+#define REC_SORT_MOVES 4
 
 static void rec_ev_sort(struct rec_ev *ev, size_t n)
 {
+	size_t i, j, moves = 0;
 	struct rec_ev e;
-	size_t i, j;
 
 	for (i = 1; i < n; i++) {
 		if (ev[i - 1].seq <= ev[i].seq)
 			continue;
-		for (j = i - 1; j > 0 && ev[j - 1].seq > ev[i].seq; j--) {
-			if (i - j >= REC_SORT_NEAR) {
-				qsort(ev, n, sizeof(*ev), rec_ev_cmp);
-				return;
-			}
+		for (j = i - 1; j > 0 && ev[j - 1].seq > ev[i].seq; j--)
+			;
+		moves += i - j;
+		if (moves > REC_SORT_MOVES * n) {
+			qsort(ev, n, sizeof(*ev), rec_ev_cmp);
+			return;
 		}
 		e = ev[i];
 		memmove(&ev[j + 1], &ev[j], (i - j) * sizeof(*ev));

@@ -27,6 +27,8 @@ struct rec_table *rec_table_new(const char *dir, const char *host);
 void rec_table_free(struct rec_table *t);
 int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
 		   const struct rec_conn_id *id);
+int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
+		     const struct rec_ev *ev, size_t n);
 int rec_table_event(struct rec_table *t, uint64_t conn, uint64_t ts,
 		    const struct rec_ev *ev);
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,

@@ -1058,7 +1058,7 @@ static int rec_log_zstd_init(struct ZSTD_CCtx_s *cctx)
 
 	if (rec_log_zstd_level)
 		return ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
-							   rec_log_zstd_level));
+							   rec_log_zstd_level)) ? -1 : 0;
 	for (i = 0; i < ARRAY_SIZE(def); i++)
 		if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, def[i].p, def[i].v)))
 			return -1;
@@ -1073,9 +1073,10 @@ void rec_log_write_end(void)
 }
 
 /*
- * Write a log file @dst, 0600, through a temporary file in its directory
- * renamed over it: a reader never sees half a log, a crash leaves the
- * old file or none.
+ * Write a log file @dst, 0600, through a new temporary file of a name of
+ * its own in the same directory (mkostemp(): never an existing file or a
+ * link someone planted), renamed over it: a reader never sees half a
+ * log, a crash leaves the old file or none.
  */
 static int rec_log_put(const char *dst, const struct deter_log_header *hdr,
 		       const void *z, size_t zlen, char **err)
@@ -1085,10 +1086,15 @@ static int rec_log_put(const char *dst, const struct deter_log_header *hdr,
 	int fd, ret = -1;
 
 	base = base ? base + 1 : dst;
-	if (asprintf(&tmp, "%.*s.%s.tmp", (int)(base - dst), dst, base) < 0)
+	if (asprintf(&tmp, "%.*s.%s.XXXXXX", (int)(base - dst), dst, base) < 0)
 		return rec_err(err, "out of memory");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || fchmod(fd, 0600) ||
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (fchmod(fd, 0600) ||
 	    write(fd, hdr, sizeof(*hdr)) != (ssize_t)sizeof(*hdr) ||
 	    write(fd, z, zlen) != (ssize_t)zlen || fsync(fd)) {
 		rec_err(err, "%s: %s", tmp, strerror(errno));
@@ -1242,16 +1248,9 @@ int rec_log_read_header(const char *path, struct deter_log_header *hdr,
 	return rec_log_check_header(path, hdr, st.st_size, err);
 }
 
-/**
- * rec_log_read() - read, check and decode a whole log
- * @path: the log
- * @err: the error message, "PATH:OFFSET: what"
- *
- * Return: the log (rec_log_free() it), or NULL with *err set.
- */
 /*
  * Read, check, decompress and decode the log at @path, header and all,
- * into @log; its body before decompression in *@raw (malloc'd, length
+ * into @log; its decompressed body in *@raw (malloc'd, length
  * log->hdr.body_raw_len).
  */
 static int rec_log_load(const char *path, struct rec_log *log, uint8_t **raw,
@@ -1308,6 +1307,13 @@ out:
 	return ret;
 }
 
+/**
+ * rec_log_read() - read, check and decode a whole log
+ * @path: the log
+ * @err: the error message, "PATH:OFFSET: what"
+ *
+ * Return: the log (rec_log_free() it), or NULL with *err set.
+ */
 struct rec_log *rec_log_read(const char *path, char **err)
 {
 	struct rec_log *log = calloc(1, sizeof(*log));
@@ -1345,10 +1351,20 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 	struct deter_log_header hdr;
 	uint8_t *raw = NULL, *z = NULL;
 	size_t zcap, zlen;
+	struct stat st;
 	int ret = -1;
 
 	if (!log)
 		return rec_err(err, "out of memory");
+	/* Replacing a link would cut it, or move the log out from under it. */
+	if (lstat(path, &st)) {
+		rec_err(err, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		rec_err(err, "%s: not a regular file with one link; left as it is", path);
+		goto out;
+	}
 	if (rec_log_load(path, log, &raw, err))
 		goto out;
 	hdr = log->hdr;

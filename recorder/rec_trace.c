@@ -223,12 +223,13 @@ static void rec_trace_record(struct rec_trace *t, unsigned int id,
 	if (id == (unsigned int)t->ev->id) {
 		uint64_t conn = REC_TRACE_ELEM(t, F_CONN, r, 0, 64);
 		uint32_t n = REC_TRACE_ELEM(t, F_N, r, 0, 32);
+		struct rec_ev e[DETER_EV_BATCH];
 
-		if (n > DETER_EV_BATCH)	/* not from this deter.ko */
-			n = 0;
+		if (!n || n > DETER_EV_BATCH)	/* none, or not from this deter.ko */
+			return;
 		t->events += n;
 		for (i = 0; i < n; i++) {
-			struct rec_ev e = {
+			e[i] = (struct rec_ev){
 				.seq = REC_TRACE_ELEM(t, F_SEQ, r, i, 32),
 				.type = REC_TRACE_ELEM(t, F_TYPE, r, i, 16),
 				.sub = REC_TRACE_ELEM(t, F_SUB, r, i, 16),
@@ -236,10 +237,9 @@ static void rec_trace_record(struct rec_trace *t, unsigned int id,
 				.b = REC_TRACE_ELEM(t, F_B, r, i, 64),
 				.c = REC_TRACE_ELEM(t, F_C, r, i, 64),
 			};
-
-			if (rec_table_event(t->table, conn, r->ts, &e))
-				t->failed = 1;
 		}
+		if (rec_table_events(t->table, conn, r->ts, e, n))
+			t->failed = 1;
 	} else if (id == (unsigned int)t->state->id) {
 		t->events++;
 		for (i = 0; i < DETER_ST_MAX; i++)

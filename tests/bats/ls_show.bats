@@ -195,3 +195,14 @@ B=106fbda500000006
 	assert_status 2
 	[ "${stderr_lines[0]}" = "deter: compact: --zstd-level: '20' is not a level from 1 to 19" ]
 }
+
+@test "deter compact leaves a link alone" {
+	mkdir d
+	cp "$DATA/$A.dlog" d/
+	ln -s "$A.dlog" d/l.dlog
+	run --separate-stderr "$DETER" compact d/l.dlog
+	assert_status 1
+	[ "$stderr" = "deter: compact: d/l.dlog: not a regular file with one link; left as it is" ]
+	[ -L d/l.dlog ]
+	cmp d/$A.dlog "$DATA/$A.dlog"
+}
