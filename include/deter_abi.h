@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 6,
+	DETER_ABI_VERSION = 7,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
@@ -25,7 +25,8 @@ enum {
 	 * HOST_BUSY and RANDOM, NET ICMP and CALL SETSOCKOPT, encoded as 4
 	 * encodes events. 6 logs TCP clock deltas in microseconds (deter.ko
 	 * rounds a recorded socket's clock down to one) and send-time
-	 * samples against the clock, with a stream of their own.
+	 * samples against the clock, with a stream of their own. 7 splits
+	 * the clock deltas' low bytes from the rest, another stream.
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };

@@ -80,6 +80,9 @@ int rec_err(char **err, const char *fmt, ...)
 int rec_log_encode(const struct rec_ev *evs, size_t n,
 		   const struct rec_state *states, uint8_t **out, size_t *len,
 		   char **err);
+int rec_log_encode_v(const struct rec_ev *evs, size_t n,
+		     const struct rec_state *states, unsigned int version,
+		     uint8_t **out, size_t *len, char **err);
 int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 		   uint32_t nevents, struct rec_log *log, char **err);
 /* zstd level of the logs rec_log_write() writes; 0: deter's default. */

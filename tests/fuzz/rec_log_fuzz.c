@@ -24,8 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 4)
 		return 0;
 	memcpy(&n, data, 4);
-	version = n & 1 ? DETER_ABI_VERSION : 3;
-	n = (n >> 1) % 100000;
+	/* The current format, the last before it, and the one-stream one. */
+	version = n % 3 == 0 ? DETER_ABI_VERSION : n % 3 == 1 ? DETER_ABI_VERSION - 1 : 3;
+	n = (n / 3) % 100000;
 	if (rec_log_decode(data + 4, size - 4, version, n, &log, &err)) {
 		if (!err || strncmp(err, "body+", 5))
 			abort();

@@ -7,6 +7,7 @@
  */
 #include "rec_log.h"
 #include "rec_conn.h"
+#include "rec_varint.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,8 +364,19 @@ static void test_format6(void)
 	uint8_t *buf;
 	size_t len, i;
 
+	/* The same samples and clock values in format 7 (test_format7). */
 	UNIT_CHECK(rec_log_encode(ev, 7, NULL, &buf, &len, &err) == 0);
 	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 7, &log, &err) == 0);
+	UNIT_CHECK(log.nevs == 7);
+	for (i = 0; i < log.nevs && i < 7; i++)
+		UNIT_CHECK(log.evs[i].a == ev[i].a && log.evs[i].b == ev[i].b);
+	free(buf);
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+
+	UNIT_CHECK(rec_log_encode_v(ev, 7, NULL, 6, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 6, 7, &log, &err) == 0);
 	UNIT_CHECK(log.nevs == 7);
 	for (i = 0; i < log.nevs && i < 7; i++) {
 		UNIT_CHECK_EQ(log.evs[i].type, ev[i].type);
@@ -381,7 +393,7 @@ static void test_format6(void)
 	free(log.states);
 	memset(&log, 0, sizeof(log));
 	buf[len - 4] = 5;	/* the first sample, before any clock read */
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 7, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 6, 7, &log, &err) != 0);
 	UNIT_CHECK(err && strstr(err, "sample refers to clock value 5 of 0"));
 	free(err);
 	err = NULL;
@@ -410,6 +422,64 @@ static void test_format6(void)
 	free(buf);
 	free(log.evs);
 	free(log.states);
+}
+
+/*
+ * Format 7: clock deltas as a low byte (RS_CLOCK) and the rest (the last
+ * stream, RS_CLKHI), whole us or an escape and ns; a format-6 body read
+ * as 7 is an error, never other values.
+ */
+static void test_format7(void)
+{
+	static const uint64_t clk[] = {
+		10673015000ULL, 3772215, 537000, 0, 255000, 256000, 1000ULL << 40,
+	};
+	enum { n = ARRAY_SIZE(clk) };
+	struct rec_ev ev[n];
+	struct rec_log log = { 0 };
+	uint64_t sl[11], v;
+	char *err = NULL;
+	size_t len, i, at, used;
+	uint8_t *buf, *six;
+	size_t sixlen;
+
+	for (i = 0; i < n; i++)
+		ev[i] = (struct rec_ev){ .seq = i + 1, .type = DETER_EV_VALUE,
+					 .sub = DETER_V_CLOCK, .a = clk[i] };
+	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) == 0);
+	UNIT_CHECK_EQ(log.nevs, n);
+	for (i = 0; i < log.nevs && i < n; i++)
+		UNIT_CHECK_EQ(log.evs[i].a, clk[i]);
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	/* 11 streams; the clock's low bytes one per value: 1 + us, or 0. */
+	for (i = 0, at = 0; i < 11; i++) {
+		UNIT_CHECK(rec_varint_get(buf + at, len - at, &sl[i], &used) == 0);
+		at += used;
+	}
+	for (i = 0, v = at; i < 6; i++)
+		v += sl[i];
+	UNIT_CHECK_EQ(sl[6], n);
+	UNIT_CHECK_EQ(buf[v + 1], 0);			/* 3772215 ns: escape */
+	UNIT_CHECK_EQ(buf[v + 3], 1);			/* 0 us */
+	UNIT_CHECK_EQ(buf[v + 4], 0);			/* 256 = 1 << 8 | 0 */
+	UNIT_CHECK_EQ(buf[v + 5], 1);			/* 257 */
+	UNIT_CHECK_EQ(sl[10], 3 + 1 + 4 + 1 + 1 + 1 + 1 + 5);
+	/* The same events in format 6 are not a format-7 body. */
+	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 6, &six, &sixlen, &err) == 0);
+	UNIT_CHECK(rec_log_decode(six, sixlen, DETER_ABI_VERSION, n, &log, &err) != 0);
+	UNIT_CHECK(err && !strncmp(err, "body+", 5));
+	free(err);
+	err = NULL;
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 5, &six, &sixlen, &err) != 0);
+	free(err);
+	free(six);
+	free(buf);
 }
 
 /* CONFIG CC and TCP: names and values back; an unknown option is refused. */
@@ -571,6 +641,7 @@ int main(void)
 	UNIT_RUN(test_sysctl);
 	UNIT_RUN(test_format5);
 	UNIT_RUN(test_format6);
+	UNIT_RUN(test_format7);
 	UNIT_RUN(test_tcpopt);
 	UNIT_RUN(test_order);
 	return unit_done();
