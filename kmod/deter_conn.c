@@ -59,25 +59,6 @@ static atomic64_t deter_conn_cloned;	/* children from accepted handshakes */
 static atomic64_t deter_conn_destroyed;	/* sockets destroyed */
 static atomic64_t deter_conn_nomem;	/* sockets left untracked: no memory */
 
-static bool deter_conn_is_tcp(const struct sock *sk)
-{
-	return sk_fullsock(sk) && sk->sk_protocol == IPPROTO_TCP &&
-	       sk->sk_type == SOCK_STREAM;
-}
-
-/**
- * deter_conn_get() - deter's state of a socket
- * @sk: any socket
- *
- * Return: the state if @sk is a TCP socket deter tracks, else NULL.
- */
-struct deter_sock *deter_conn_get(const struct sock *sk)
-{
-	if (!deter_conn_is_tcp(sk))
-		return NULL;
-	return READ_ONCE(tcp_sk(sk)->deter);
-}
-
 static u32 deter_conn_key(const struct net *net, __be32 saddr, __be32 daddr,
 			  __be16 sport, __be16 dport)
 {

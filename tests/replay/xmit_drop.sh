@@ -39,8 +39,12 @@ if scenario_record xmit_drop; then
 	log_test $CHECK_RC "xmit_drop: A's log has every drop of its own qdisc ($got)"
 
 	# The IP IDs A took and never sent: the gaps in its egress.
-	ids "$TB_TMP/a.truth" | awk 'NR > 1 { for (i = p + 1; i != $1; i = (i + 1) % 65536) print i }
-				    { p = $1 }' > "$TB_TMP/a.gaps"
+	# (16 bits: 65535 is followed by 0.)
+	ids "$TB_TMP/a.truth" | awk 'NR > 1 {
+			for (i = (p + 1) % 65536; i != $1; i = (i + 1) % 65536)
+				print i
+		}
+		{ p = $1 }' > "$TB_TMP/a.gaps"
 	for i in $(seq "$REPLAYS"); do
 		CHECK_RC=0
 		out=$TB_TMP/replay$i
