@@ -159,6 +159,7 @@ static inline struct deter_sock *deter_conn_get(const struct sock *sk)
 		return NULL;
 	return READ_ONCE(tcp_sk(sk)->deter);
 }
+
 void deter_conn_hash(struct deter_sock *ds);
 struct deter_sock *deter_conn_lookup(const struct net *net, __be32 saddr,
 				     __be32 daddr, __be16 sport, __be16 dport);
