@@ -799,17 +799,19 @@ static void rec_show_stats(const struct rec_log *log)
 }
 
 /* ID (a unique hex prefix) or a path to a .dlog. */
-static char *rec_find(const char *cmd, const char *dir, const char *id)
+/* Does @id name a file rather than a connection id (prefix)? */
+static int rec_is_path(const char *id)
 {
-	struct rec_entry *e;
-	size_t n, i, hits = 0;
-	char *path = NULL, want[32];
-	int bad;
+	return strchr(id, '/') || strstr(id, ".dlog");
+}
 
-	if (strchr(id, '/') || strstr(id, ".dlog"))
-		return strdup(id);
-	if (rec_scan(cmd, dir, &e, &n, &bad))
-		return NULL;
+/* The log of connection @id (a unique id prefix) among @n logs @e of @dir. */
+static char *rec_find_in(const char *cmd, const char *dir,
+			 const struct rec_entry *e, size_t n, const char *id)
+{
+	size_t i, hits = 0;
+	char *path = NULL, want[32];
+
 	for (i = 0; i < n; i++) {
 		snprintf(want, sizeof(want), "%016llx", (unsigned long long)e[i].h.conn);
 		if (!strncmp(want, id, strlen(id))) {
@@ -818,7 +820,6 @@ static char *rec_find(const char *cmd, const char *dir, const char *id)
 			path = strdup(e[i].path);
 		}
 	}
-	rec_entries_free(e, n);
 	if (hits == 1)
 		return path;
 	free(path);
@@ -827,6 +828,23 @@ static char *rec_find(const char *cmd, const char *dir, const char *id)
 	else
 		rec_fail(cmd, "%s: no such connection in %s", id, dir);
 	return NULL;
+}
+
+/* The log @id names: a file, or a unique connection id prefix in @dir. */
+static char *rec_find(const char *cmd, const char *dir, const char *id)
+{
+	struct rec_entry *e;
+	char *path;
+	size_t n;
+	int bad;
+
+	if (rec_is_path(id))
+		return strdup(id);
+	if (rec_scan(cmd, dir, &e, &n, &bad))
+		return NULL;
+	path = rec_find_in(cmd, dir, e, n, id);
+	rec_entries_free(e, n);
+	return path;
 }
 
 int rec_cmd_show(int argc, char **argv)
@@ -958,9 +976,9 @@ int rec_cmd_compact(int argc, char **argv)
 	};
 	const char *dir = REC_DEFAULT_DIR;
 	unsigned long long level = 19;
-	size_t before = 0, after = 0, n = 0, ne, i;
-	struct rec_entry *e;
-	int bad = 0, c;
+	size_t before = 0, after = 0, n = 0, ne = 0, i;
+	struct rec_entry *e = NULL;
+	int bad = 0, scanned = 0, other, c;
 	char *path;
 
 	optind = 1;
@@ -989,8 +1007,15 @@ int rec_cmd_compact(int argc, char **argv)
 			bad |= rec_compact_one(e[i].path, level, &n, &before, &after);
 		rec_entries_free(e, ne);
 	} else {
+		/* Ids are looked up in one scan of @dir, files taken as named. */
 		for (i = optind; i < (size_t)argc; i++) {
-			path = rec_find("compact", dir, argv[i]);
+			if (!scanned && !rec_is_path(argv[i])) {
+				if (rec_scan("compact", dir, &e, &ne, &other))
+					return 1;
+				scanned = 1;
+			}
+			path = rec_is_path(argv[i]) ? strdup(argv[i]) :
+			       rec_find_in("compact", dir, e, ne, argv[i]);
 			if (!path) {
 				bad = 1;
 				continue;
@@ -998,6 +1023,7 @@ int rec_cmd_compact(int argc, char **argv)
 			bad |= rec_compact_one(path, level, &n, &before, &after);
 			free(path);
 		}
+		rec_entries_free(e, ne);
 	}
 	printf("%zu log%s: %zu B -> %zu B (%.1f %%)%s\n", n, n == 1 ? "" : "s",
 	       before, after, before ? 100.0 * after / before : 100.0,
