@@ -38,7 +38,6 @@ struct rec_conn {
 	uint32_t max_seq;		/* highest sequence seen */
 	uint32_t final_seq;		/* the summary's sequence, 0 if none */
 	int discard;			/* a handshake's losing duplicate */
-	int done;			/* discard or final_seq: counted in ready */
 	uint32_t status;		/* DETER_LOG_* bits its events set */
 	uint64_t first_ts, last_ts;	/* trace timestamps, ns */
 };
@@ -91,6 +90,12 @@ void rec_table_free(struct rec_table *t)
 }
 
 /* Connection @conn, created if new, with @n records up to @seq counted. */
+/* Has @c's summary or discard come (it is counted in the table's ready)? */
+static int rec_conn_done(const struct rec_conn *c)
+{
+	return c->final_seq || c->discard;
+}
+
 static struct rec_conn *rec_table_get(struct rec_table *t, uint64_t conn,
 				      uint64_t ts, uint32_t seq, uint32_t n)
 {
@@ -186,26 +191,21 @@ static int rec_conn_push(struct rec_conn *c, const struct rec_ev *ev, size_t n)
 int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 		     const struct rec_ev *ev, size_t n)
 {
+	uint32_t max = 0, status = 0;
 	struct rec_conn *c;
-	uint32_t max = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (ev[i].seq > max)
 			max = ev[i].seq;
+		if (ev[i].type == DETER_EV_VALUE && ev[i].sub == DETER_V_MISSING)
+			status |= DETER_LOG_MISSING_VALUES;
+	}
 	c = rec_table_get(t, conn, ts, max, n);
 	if (!c)
 		return -1;
-	for (i = 0; i < n; i++)
-		if (ev[i].type == DETER_EV_VALUE && ev[i].sub == DETER_V_MISSING)
-			c->status |= DETER_LOG_MISSING_VALUES;
+	c->status |= status;
 	return rec_conn_push(c, ev, n);
-}
-
-int rec_table_event(struct rec_table *t, uint64_t conn, uint64_t ts,
-		    const struct rec_ev *ev)
-{
-	return rec_table_events(t, conn, ts, ev, 1);
 }
 
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
@@ -219,14 +219,14 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 
 	if (!c)
 		return -1;
-	if (final && !c->done) {
-		c->done = 1;
+	if (final && !rec_conn_done(c))
 		t->ready++;
-	}
 	if (final == DETER_STATE_DISCARD) {
 		c->discard = 1;
 		return 0;
 	}
+	if (final)
+		c->final_seq = seq;
 	if (c->nstates == c->scap) {
 		c->scap = c->scap ? c->scap * 2 : 16;
 		ns = realloc(c->states, c->scap * sizeof(*ns));
@@ -236,15 +236,13 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 	}
 	ev.a = c->nstates;
 	c->states[c->nstates++] = *st;
-	if (final)
-		c->final_seq = seq;
 	return rec_conn_push(c, &ev, 1);
 }
 
 /* Free @c, unhashed already. */
 static void rec_table_drop(struct rec_table *t, struct rec_conn *c)
 {
-	if (c->done)
+	if (rec_conn_done(c))
 		t->ready--;
 	if (t->last == c)
 		t->last = NULL;

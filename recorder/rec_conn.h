@@ -29,8 +29,6 @@ int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
 		   const struct rec_conn_id *id);
 int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 		     const struct rec_ev *ev, size_t n);
-int rec_table_event(struct rec_table *t, uint64_t conn, uint64_t ts,
-		    const struct rec_ev *ev);
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 		    uint32_t seq, int final, const struct rec_state *st);
 int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,

@@ -42,9 +42,9 @@
  *
  * The body (format 7) is RS_MAX streams, their lengths (varints) first:
  * the tags in one, run lengths and sequence gaps in another, each kind's
- * fields in their own (enum rec_stream). The stream of tags repeats the same few
- * patterns and compresses to a few percent; what remains is the clock
- * and send-time noise, in streams of their own.
+ * fields in their own (enum rec_stream). The stream of tags repeats the
+ * same few patterns and compresses to a few percent; what remains is the
+ * clock and send-time noise, in streams of their own.
  *
  * Runs make the common case, a stream of in-order segments received in
  * softirq or a burst of lock acquisitions by one context, cost bytes per
@@ -52,9 +52,8 @@
  * calls repeat (fixed-size application I/O), so the last 64 distinct
  * (bytes, flags, tid) triples form a dictionary (DETER: call patterns).
  *
- * Format 6 (still read) lacks RS_CLKHI (RS_MAX - 1 streams); formats 4
- * and 5 lack the stream of sample references too (RS_MAX - 2) and log
- * clock deltas in ns. Formats 2 and 3 have
+ * Format 6 (still read) has the streams up to RS_SMPREF; formats 4 and
+ * 5 lack that one too and log clock deltas in ns. Formats 2 and 3 have
  * one stream, a sequence delta after every tag, CALL_DONE as zigzag(ret)
  * and the gap as is.
  *
@@ -625,11 +624,10 @@ int rec_log_encode_v(const struct rec_ev *evs, size_t n,
 						    rec_zigzag_encode(d));
 				r |= rec_buf_planes(&bs[RS_GAPLO], &bs[RS_GAPHI],
 						    rec_gap_pack(e->c));
-				c->smp_lag = lag;
-				break;
+			} else {
+				r |= rec_buf_varint(b, rec_zigzag_encode(d));
+				r |= rec_buf_varint(b, rec_gap_pack(e->c));
 			}
-			r |= rec_buf_varint(b, rec_zigzag_encode(d));
-			r |= rec_buf_varint(b, rec_gap_pack(e->c));
 			c->smp_lag = lag;
 			break;
 		}
@@ -781,7 +779,6 @@ static size_t rec_log_dec_used(const struct rec_log_dec *d)
 	return n;
 }
 
-/* A format-6 sample's time: its clock reference, then the delta. */
 /* A value rec_buf_planes() split, from streams @lo and @hi. */
 static int rec_log_get_planes(struct rec_log_rd *lo, struct rec_log_rd *hi,
 			      uint64_t *v, const char *what)
@@ -813,6 +810,7 @@ static int rec_log_dec_clock(struct rec_log_dec *d, uint64_t *ns, size_t at,
 	return 0;
 }
 
+/* A format-6 or 7 sample's time: its clock reference, then the delta. */
 static int rec_log_dec_sample(struct rec_log_dec *d, struct rec_log_ctx *c,
 			      struct rec_ev *e, unsigned int version, size_t at,
 			      char **err)

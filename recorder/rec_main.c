@@ -72,6 +72,17 @@ static int rec_num(const char *s, unsigned long long max, unsigned long long *v)
 	return errno || end == s || *end || *v > max ? -1 : 0;
 }
 
+/* @cmd's --zstd-level @s into *@level; else a usage error (2). */
+static int rec_zstd_level(const char *cmd, const char *s, int *level)
+{
+	unsigned long long v;
+
+	if (rec_num(s, 19, &v) || !v)
+		return rec_usage_err(cmd, "--zstd-level: '%s' is not a level from 1 to 19", s);
+	*level = v;
+	return 0;
+}
+
 static int rec_control(const char *cmd, const char *msg)
 {
 	FILE *f = fopen(REC_CONTROL, "w");
@@ -183,11 +194,8 @@ int rec_cmd_record(int argc, char **argv)
 						     optarg);
 			break;
 		case 'z':
-			if (rec_num(optarg, 19, &v) || !v)
-				return rec_usage_err("record",
-						     "--zstd-level: '%s' is not a level from 1 to 19",
-						     optarg);
-			rec_log_zstd_level = v;
+			if (rec_zstd_level("record", optarg, &rec_log_zstd_level))
+				return 2;
 			break;
 		case 'h':
 			rec_usage_record(stdout);
@@ -975,7 +983,7 @@ int rec_cmd_compact(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = REC_DEFAULT_DIR;
-	unsigned long long level = 19;
+	int level = 19;
 	size_t before = 0, after = 0, n = 0, ne = 0, i;
 	struct rec_entry *e = NULL;
 	int bad = 0, scanned = 0, other, c;
@@ -988,10 +996,8 @@ int rec_cmd_compact(int argc, char **argv)
 			dir = optarg;
 			break;
 		case 'z':
-			if (rec_num(optarg, 19, &level) || !level)
-				return rec_usage_err("compact",
-						     "--zstd-level: '%s' is not a level from 1 to 19",
-						     optarg);
+			if (rec_zstd_level("compact", optarg, &level))
+				return 2;
 			break;
 		case 'h':
 			rec_usage_compact(stdout);

@@ -186,15 +186,25 @@ static void wl_sockaddr(const struct wl_opts *o, struct sockaddr_in *sin)
 /* Calls that timed out (SO_RCVTIMEO, SO_SNDTIMEO) and were made again. */
 static unsigned long long wl_timeouts;
 
+/* Is a call that returned @n to be made again: interrupted, or timed out (counted)? */
+static int wl_again(ssize_t n)
+{
+	if (n >= 0)
+		return 0;
+	if (errno == EAGAIN || errno == EWOULDBLOCK) {
+		wl_timeouts++;
+		return 1;
+	}
+	return errno == EINTR;
+}
+
 static void wl_send_all(int fd, const char *buf, size_t len)
 {
 	ssize_t n;
 
 	while (len) {
 		n = send(fd, buf, len, 0);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			wl_timeouts++;
-		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+		if (wl_again(n))
 			continue;
 		if (n < 0)
 			wl_die(1, "send: %s", strerror(errno));
@@ -210,9 +220,7 @@ static int wl_recv_all(int fd, char *buf, size_t len)
 
 	while (got < len) {
 		n = recv(fd, buf + got, len - got, 0);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			wl_timeouts++;
-		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+		if (wl_again(n))
 			continue;
 		if (n < 0)
 			wl_die(1, "recv: %s", strerror(errno));
@@ -274,7 +282,7 @@ static int wl_server(const struct wl_opts *o)
 	} else {
 		for (;;) {
 			n = recv(fd, buf, o->io_size, 0);
-			if (n < 0 && errno == EINTR)
+			if (wl_again(n))
 				continue;
 			if (n < 0)
 				wl_die(1, "recv: %s", strerror(errno));

@@ -549,7 +549,7 @@ static void test_missing(void)
 	t = rec_table_new(dir, "h");
 	UNIT_CHECK(t);
 	UNIT_CHECK(rec_table_conn(t, 7, 1, &id) == 0);
-	UNIT_CHECK(rec_table_event(t, 7, 2, &ev) == 0);
+	UNIT_CHECK(rec_table_events(t, 7, 2, &ev, 1) == 0);
 	UNIT_CHECK(rec_table_state(t, 7, 3, 3, 1, &fin) == 0);
 	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
 	rec_table_counts(t, &w, &inc, &open);
@@ -605,7 +605,7 @@ static void test_order(void)
 				.sub = DETER_CFG_SNDBUF, .a = seq[i],
 			};
 
-			UNIT_CHECK(rec_table_event(t, 7, 2, &ev) == 0);
+			UNIT_CHECK(rec_table_events(t, 7, 2, &ev, 1) == 0);
 			if (i == n / 2) {
 				UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
 				rec_table_counts(t, &w, &inc, &open);
