@@ -24,7 +24,9 @@
  * --resp-delay-ms holds its K-th response (from 1) back MS ms. A call
  * that times out (--rcvtimeo-ms, --sndtimeo-ms) is counted and made
  * again, as an application with timeouts would after logging it; the
- * count is printed as "timeouts N".
+ * count is printed as "timeouts N". --force-bufs sets --sndbuf and
+ * --rcvbuf with SO_SNDBUFFORCE and SO_RCVBUFFORCE, past net.core's
+ * wmem_max and rmem_max (which SO_SNDBUF and SO_RCVBUF stop at).
  * --reset-opts sets SO_KEEPALIVE and TCP_NODELAY again, to the values
  * they have, before every request but the first and before shutdown()
  * (as some applications do): calls that take the socket lock and change
@@ -53,6 +55,7 @@ struct wl_opts {
 	size_t rpc_req, rpc_resp;	/* RPC: request and response bytes */
 	unsigned int read_delay_us;	/* server: pause between reads */
 	int sndbuf, rcvbuf;		/* SO_SNDBUF/SO_RCVBUF, 0 = default */
+	int force_bufs;			/* ... as SO_SNDBUFFORCE/SO_RCVBUFFORCE */
 	const char *cc;			/* TCP_CONGESTION, NULL = default */
 	unsigned int pause_ms;		/* client RPC: pause between requests */
 	int tos;			/* IP_TOS, -1 = default */
@@ -117,9 +120,11 @@ static void wl_timeo(int fd, int opt, unsigned int ms, const char *name)
 static void wl_sockopts(int fd, const struct wl_opts *o)
 {
 	if (o->sndbuf)
-		wl_setint(fd, SOL_SOCKET, SO_SNDBUF, o->sndbuf, "SO_SNDBUF");
+		wl_setint(fd, SOL_SOCKET, o->force_bufs ? SO_SNDBUFFORCE : SO_SNDBUF,
+			  o->sndbuf, "SO_SNDBUF");
 	if (o->rcvbuf)
-		wl_setint(fd, SOL_SOCKET, SO_RCVBUF, o->rcvbuf, "SO_RCVBUF");
+		wl_setint(fd, SOL_SOCKET, o->force_bufs ? SO_RCVBUFFORCE : SO_RCVBUF,
+			  o->rcvbuf, "SO_RCVBUF");
 	if (o->cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o->cc, strlen(o->cc)))
 		wl_die(1, "TCP_CONGESTION %s: %s", o->cc, strerror(errno));
 	if (o->tos >= 0)
@@ -379,7 +384,7 @@ static void wl_usage(FILE *f)
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--thin-lto]\n"
 		"                [--max-pacing-rate BPS] [--priority N] [--mark N]\n"
-		"                [--rcvtimeo-ms N] [--sndtimeo-ms N]\n");
+		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs]\n");
 }
 
 int main(int argc, char **argv)
@@ -392,6 +397,7 @@ int main(int argc, char **argv)
 		{ "rpc", required_argument, NULL, 'R' },
 		{ "sndbuf", required_argument, NULL, 'S' },
 		{ "rcvbuf", required_argument, NULL, 'B' },
+		{ "force-bufs", no_argument, NULL, 'F' },
 		{ "cc", required_argument, NULL, 'C' },
 		{ "pause-ms", required_argument, NULL, 'P' },
 		{ "tos", required_argument, NULL, 'T' },
@@ -459,6 +465,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			o.rcvbuf = wl_num("--rcvbuf", optarg);
+			break;
+		case 'F':
+			o.force_bufs = 1;
 			break;
 		case 'C':
 			o.cc = optarg;
