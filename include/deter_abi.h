@@ -512,6 +512,8 @@ struct deter_replay_hdr {
 	__u32 flags;		/* DETER_CONN_* */
 	__u32 nevents;
 	__u32 nstates;
+	__u32 mss;		/* MSS at ESTABLISHED, bytes */
+	__u32 wscale;		/* snd_wscale << 4 | rcv_wscale */
 };
 
 struct deter_replay_ev {

@@ -21,6 +21,7 @@
 #include <linux/types.h>
 #include <net/deter.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "../include/deter_abi.h"
 #include "deter_sample.h"
@@ -158,6 +159,15 @@ static inline struct deter_sock *deter_conn_get(const struct sock *sk)
 	if (!deter_conn_is_tcp(sk))
 		return NULL;
 	return READ_ONCE(tcp_sk(sk)->deter);
+}
+
+/* What the handshake negotiated, as DETER_CONN_* bits. */
+static inline u32 deter_conn_negotiated(const struct tcp_sock *tp)
+{
+	return (tp->rx_opt.tstamp_ok ? DETER_CONN_TS : 0) |
+	       (tp->rx_opt.sack_ok ? DETER_CONN_SACK : 0) |
+	       (tp->ecn_flags & TCP_ECN_OK ? DETER_CONN_ECN : 0) |
+	       (tp->rx_opt.wscale_ok ? DETER_CONN_WSCALE : 0);
 }
 
 void deter_conn_hash(struct deter_sock *ds);

@@ -726,21 +726,15 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 {
 	const struct inet_sock *inet = inet_sk(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 flags = active ? DETER_CONN_ACTIVE : 0;
+	u32 flags = deter_conn_negotiated(tp);
 	unsigned long irqflags;
 
 	if (ds->conn_sent)
 		return;
 	ds->conn_sent = true;
 	deter_conn_hash(ds);
-	if (tp->rx_opt.tstamp_ok)
-		flags |= DETER_CONN_TS;
-	if (tp->rx_opt.sack_ok)
-		flags |= DETER_CONN_SACK;
-	if (tp->ecn_flags & TCP_ECN_OK)
-		flags |= DETER_CONN_ECN;
-	if (tp->rx_opt.wscale_ok)
-		flags |= DETER_CONN_WSCALE;
+	if (active)
+		flags |= DETER_CONN_ACTIVE;
 	/* After the events numbered before it, as deter_rec_state_ev(). */
 	spin_lock_irqsave(&ds->ev_lock, irqflags);
 	__deter_rec_ev_flush(ds);
@@ -1228,8 +1222,11 @@ static void deter_rec_state(void *data, const struct sock *csk, int oldstate,
 
 	if (!ds)
 		return;
-	if (newstate == TCP_ESTABLISHED)
+	if (newstate == TCP_ESTABLISHED) {
 		ds->established = true;
+		if (deter_replay_active())
+			deter_replay_established(sk);
+	}
 	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT) {
 		deter_rec_select(ds, sk);
 	} else if (newstate == TCP_ESTABLISHED && READ_ONCE(ds->rec)) {

@@ -1474,6 +1474,61 @@ void deter_replay_clone(struct deter_sock *ds, struct sock *newsk)
 	}
 }
 
+/**
+ * deter_replay_established() - a replayed socket completed its handshake
+ * @sk: the socket
+ *
+ * The handshake must have agreed on what the original's did: a replay
+ * host that sends another window scale or MSS (net.core.rmem_max sets the
+ * scale TCP offers; routes and interfaces the MSS) would otherwise replay
+ * every later window differently, unnoticed until a checkpoint happens to
+ * show it. The ISNs and the TS offset come from the log; compared too.
+ */
+void deter_replay_established(const struct sock *sk)
+{
+	const u32 neg = DETER_CONN_TS | DETER_CONN_SACK | DETER_CONN_ECN |
+			DETER_CONN_WSCALE;
+	struct deter_rpl *rpl = deter_rpl_get(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct deter_replay_hdr *h;
+	char logged[24], found[24];
+	const char *what = NULL;
+	u32 ws;
+
+	if (!rpl)
+		return;
+	h = &rpl->hdr;
+	ws = tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale;
+	if (deter_conn_negotiated(tp) != (h->flags & neg)) {
+		what = "options (DETER_CONN_* bits)";
+		snprintf(logged, sizeof(logged), "%#x", h->flags & neg);
+		snprintf(found, sizeof(found), "%#x", deter_conn_negotiated(tp));
+	} else if (ws != h->wscale) {
+		what = "window scales (the peer's/this end's)";
+		snprintf(logged, sizeof(logged), "%u/%u", h->wscale >> 4, h->wscale & 0xf);
+		snprintf(found, sizeof(found), "%u/%u", ws >> 4, ws & 0xf);
+	} else if (tp->mss_cache != h->mss) {
+		what = "MSS";
+		snprintf(logged, sizeof(logged), "%u", h->mss);
+		snprintf(found, sizeof(found), "%u", tp->mss_cache);
+	} else if (tp->snd_nxt - 1 != h->iss || tp->rcv_nxt - 1 != h->irs) {
+		what = "ISNs (this end's/the peer's)";
+		snprintf(logged, sizeof(logged), "%u/%u", h->iss, h->irs);
+		snprintf(found, sizeof(found), "%u/%u", tp->snd_nxt - 1, tp->rcv_nxt - 1);
+	} else if (tp->tsoffset != h->tsoffset) {
+		what = "TS offset";
+		snprintf(logged, sizeof(logged), "%u", h->tsoffset);
+		snprintf(found, sizeof(found), "%u", tp->tsoffset);
+	}
+	if (!what)
+		return;
+	spin_lock_bh(&rpl->lock);
+	deter_rpl_diverge(rpl, "handshake: %s %s logged, %s in the replay",
+			  what, logged, found);
+	spin_unlock_bh(&rpl->lock);
+	deter_rpl_kick(rpl, 0);
+}
+
 void deter_replay_close(struct deter_sock *ds, struct sock *sk)
 {
 	struct deter_rpl *rpl = READ_ONCE(ds->rpl);

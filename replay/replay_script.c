@@ -321,6 +321,8 @@ int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
 	rh->ipid = h->ipid;
 	rh->tsoffset = h->tsoffset;
 	rh->flags = h->flags;
+	rh->mss = h->mss;
+	rh->wscale = h->wscale;
 	rh->nevents = log->nevs;
 	rh->nstates = log->nstates;
 	ev = (struct deter_replay_ev *)(rh + 1);
