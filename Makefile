@@ -125,9 +125,11 @@ $(B)/tests/bench/insnmark: tests/bench/insnmark.c
 	$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 bench: deps
-	$(MAKE) all unit $(B)/tests/bench/insns.so $(B)/tests/bench/profile.so $(B)/tests/bench/insnmark
+	$(MAKE) all unit $(B)/tests/bench/insns.so $(B)/tests/bench/profile.so \
+		$(B)/tests/bench/insnmark $(B)/tests/bench/planes
 	$(MAKE) kernel
 	$(MAKE) kmod
 	tests/vm/run --timeout 3000 -- tests/bench/record.sh
+	tests/vm/run --timeout 1200 -- tests/bench/clock.sh
 	tests/bench/cpu_insns.sh
 	tests/vm/run --timeout 5400 -- tests/bench/replay.sh
