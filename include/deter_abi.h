@@ -130,7 +130,7 @@ enum deter_cfg {
 	DETER_CFG_RCVBUF,	/* sk_rcvbuf, bytes */
 	DETER_CFG_NODELAY,	/* tp->nonagle bits */
 	DETER_CFG_USER_MSS,	/* TCP_MAXSEG, bytes */
-	DETER_CFG_OFFLOAD,	/* route device's offloads, DETER_OFFLOAD_* */
+	DETER_CFG_OFFLOAD,	/* route's device: DETER_OFFLOAD_*, MTU << 32 */
 	DETER_CFG_USERLOCKS,	/* buffer sizes the app set: DETER_LOCK_*BUF */
 	DETER_CFG_SYSCTL,	/* a sysctl: enum deter_sysctl << 32 | value */
 	DETER_CFG_TOS,		/* IP_TOS without the ECN bits (inet->tos) */
@@ -263,6 +263,7 @@ enum deter_sysctl {
 	DETER_SYSCTL_TCP_WMEM0,
 	DETER_SYSCTL_TCP_WMEM1,
 	DETER_SYSCTL_TCP_WMEM2,
+	DETER_SYSCTL_CORE_RMEM_MAX,	/* net.core.rmem_max: the host's */
 	DETER_SYSCTL_MAX,
 };
 
@@ -276,6 +277,8 @@ enum deter_sysctl {
 #define DETER_OFFLOAD_GSO	0x2
 #define DETER_OFFLOAD_GRO	0x4
 #define DETER_OFFLOAD_KNOWN	0x8	/* the route had a device */
+/* The route's MTU (dst_mtu()), which the MSS TCP offers and uses follow. */
+#define DETER_OFFLOAD_MTU(a)	((unsigned int)((__u64)(a) >> 32) & 0xffff)
 
 /* DETER_CFG_USERLOCKS bits (sk_userlocks): no autotuning of that buffer. */
 #define DETER_LOCK_SNDBUF	0x1	/* SO_SNDBUF set */

@@ -582,12 +582,14 @@ static void deter_rec_select(struct deter_sock *ds, const struct sock *sk)
 }
 
 /*
- * Where each sysctl (enum deter_sysctl) lives in struct netns_ipv4, and
- * the value tcp_sk_init() gives a new namespace, in the kernel's units.
+ * Where each sysctl (enum deter_sysctl) lives in struct netns_ipv4, or
+ * for the host's own (net.core) which variable it is, and the value
+ * tcp_sk_init() gives a new namespace, in the kernel's units.
  */
 #define DETER_SYSCTL_ALWAYS	S64_MIN	/* logged whatever its value */
 
 struct deter_rec_sysctl {
+	const u32 *global;	/* the host's, or NULL: at off in netns_ipv4 */
 	u16 off;
 	u8 size;
 	u8 unit;	/* shown as stored, or DETER_REC_SC_SEC/MS from jiffies */
@@ -680,34 +682,43 @@ static const struct deter_rec_sysctl deter_rec_sysctl[DETER_SYSCTL_MAX] = {
 	[DETER_SYSCTL_TCP_WMEM0] = DETER_REC_SC(tcp_wmem[0], DETER_SYSCTL_ALWAYS, 0, false),
 	[DETER_SYSCTL_TCP_WMEM1] = DETER_REC_SC(tcp_wmem[1], DETER_SYSCTL_ALWAYS, 0, false),
 	[DETER_SYSCTL_TCP_WMEM2] = DETER_REC_SC(tcp_wmem[2], DETER_SYSCTL_ALWAYS, 0, false),
+	/*
+	 * The window scale TCP offers is for the largest of the buffer,
+	 * tcp_rmem[2] and rmem_max (tcp_select_initial_window()). Global,
+	 * and a host's default need not be the kernel's: always logged.
+	 */
+	[DETER_SYSCTL_CORE_RMEM_MAX] = { .global = &sysctl_rmem_max, .size = 4,
+					 .def = DETER_SYSCTL_ALWAYS },
 };
 
 #undef DETER_REC_SC
 
 /*
  * The namespace's TCP sysctls that differ from a new namespace's (and
- * tcp_rmem, tcp_wmem), as CONFIG SYSCTL events, in the units the sysctl
- * shows. A snapshot at the connection's start.
+ * tcp_rmem, tcp_wmem, and the host's rmem_max), as CONFIG SYSCTL events,
+ * in the units the sysctl shows. A snapshot at the connection's start.
  */
 static void deter_rec_sysctls(struct deter_sock *ds, const struct sock *sk)
 {
 	const void *base = &sock_net(sk)->ipv4;
 	const struct deter_rec_sysctl *c;
+	const void *p;
 	u32 id;
 	s64 v;
 
 	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
 		c = &deter_rec_sysctl[id];
+		p = c->global ?: base + c->off;
 		switch (c->size) {
 		case 1:
-			v = READ_ONCE(*(const u8 *)(base + c->off));
+			v = READ_ONCE(*(const u8 *)p);
 			break;
 		case 4:
-			v = c->sgn ? (s64)READ_ONCE(*(const s32 *)(base + c->off)) :
-				     (s64)READ_ONCE(*(const u32 *)(base + c->off));
+			v = c->sgn ? (s64)READ_ONCE(*(const s32 *)p) :
+				     (s64)READ_ONCE(*(const u32 *)p);
 			break;
 		default:
-			v = READ_ONCE(*(const unsigned long *)(base + c->off));
+			v = READ_ONCE(*(const unsigned long *)p);
 			break;
 		}
 		if (c->def != DETER_SYSCTL_ALWAYS && v == c->def)
@@ -752,19 +763,22 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 }
 
 /* The offloads of the device @sk's route leaves by, DETER_OFFLOAD_*. */
-static u32 deter_rec_offload(const struct sock *sk)
+static u64 deter_rec_offload(const struct sock *sk)
 {
 	const struct dst_entry *dst;
 	netdev_features_t f = 0;
+	u64 mtu = 0;
 
 	rcu_read_lock();
 	dst = __sk_dst_get((struct sock *)sk);
-	if (dst && dst_dev_rcu(dst))
+	if (dst && dst_dev_rcu(dst)) {
 		f = READ_ONCE(dst_dev_rcu(dst)->features);
+		mtu = dst_mtu(dst) & 0xffff;
+	}
 	rcu_read_unlock();
 	if (!dst)
 		return 0;
-	return DETER_OFFLOAD_KNOWN |
+	return DETER_OFFLOAD_KNOWN | mtu << 32 |
 	       (f & NETIF_F_TSO ? DETER_OFFLOAD_TSO : 0) |
 	       (f & NETIF_F_GSO ? DETER_OFFLOAD_GSO : 0) |
 	       (f & NETIF_F_GRO ? DETER_OFFLOAD_GRO : 0);

@@ -251,6 +251,7 @@ const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX] = {
 	[DETER_SYSCTL_TCP_WMEM0] = { "tcp_wmem", .elem = 0 },
 	[DETER_SYSCTL_TCP_WMEM1] = { "tcp_wmem", .elem = 1 },
 	[DETER_SYSCTL_TCP_WMEM2] = { "tcp_wmem", .elem = 2 },
+	[DETER_SYSCTL_CORE_RMEM_MAX] = { "rmem_max", .elem = -1, .core = 1 },
 };
 
 /* Set *err (if err) to a malloc'd message; return -1. */

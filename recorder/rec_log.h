@@ -58,9 +58,10 @@ struct rec_log {
 
 /* enum deter_sysctl as userspace sees it; a CONFIG SYSCTL is id << 32 | value. */
 struct rec_sysctl {
-	const char *name;	/* under net.ipv4 */
+	const char *name;	/* under net.ipv4, or net.core if core */
 	int elem;		/* element of a vector (tcp_rmem), or -1 */
 	int sgn;		/* value is signed */
+	int core;		/* under net.core: the host's, not a namespace's */
 };
 
 extern const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX];
@@ -69,6 +70,11 @@ extern const char *const rec_call_names[DETER_ABI_CALL_MAX];
 const char *rec_setsockopt_name(uint64_t opt);
 long long rec_tcpopt_value(uint64_t a);
 void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1]);
+
+static inline const char *rec_sysctl_dir(const struct rec_sysctl *sc)
+{
+	return sc->core ? "net.core" : "net.ipv4";
+}
 
 static inline long long rec_sysctl_value(uint64_t a)
 {

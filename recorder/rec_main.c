@@ -625,9 +625,9 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 				snprintf(elem, sizeof(elem), "[%d]", sc->elem);
 			if (json)
 				printf("\"event\":\"config\",\"field\":\"sysctl\",\"name\":");
-			printf(json ? "\"net.ipv4.%s%s\",\"value\":%lld}\n" :
-				      "config     sysctl net.ipv4.%s%s = %lld\n",
-			       sc->name, elem, rec_sysctl_value(e->a));
+			printf(json ? "\"%s.%s%s\",\"value\":%lld}\n" :
+				      "config     sysctl %s.%s%s = %lld\n",
+			       rec_sysctl_dir(sc), sc->name, elem, rec_sysctl_value(e->a));
 			break;
 		}
 		if (e->sub == DETER_CFG_CC) {
@@ -661,10 +661,13 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			break;
 		}
 		if (e->sub == DETER_CFG_OFFLOAD && !json) {
-			printf("config     offload tso %s gso %s gro %s\n",
+			printf("config     offload tso %s gso %s gro %s",
 			       e->a & DETER_OFFLOAD_TSO ? "on" : "off",
 			       e->a & DETER_OFFLOAD_GSO ? "on" : "off",
 			       e->a & DETER_OFFLOAD_GRO ? "on" : "off");
+			if (DETER_OFFLOAD_MTU(e->a))
+				printf(", mtu %u", DETER_OFFLOAD_MTU(e->a));
+			printf("\n");
 			break;
 		}
 		if (e->sub == DETER_CFG_KEEPALIVE && !json) {

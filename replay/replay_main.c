@@ -88,6 +88,7 @@ struct replay_opts {
 	unsigned long long repeat;	/* --repeat: runs */
 	unsigned long long timeout_s;	/* --timeout: stuck after, seconds */
 	int keep;		/* --keep: leave the namespaces */
+	int keep_host;		/* --keep-host-sysctls */
 	int verbose;		/* -v */
 };
 
@@ -212,6 +213,10 @@ void replay_usage_replay(FILE *f)
 		"                     print how many verified\n"
 		"  -t, --timeout S    stuck when no event is replayed for S seconds (default %d)\n"
 		"  -k, --keep         keep the last run's namespaces dtr-PID-a and dtr-PID-b\n"
+		"      --keep-host-sysctls  leave this host's net.core.rmem_max as it is\n"
+		"                     (by default set to the logged value for the run: it\n"
+		"                     decides the window scale; a replay that needed it\n"
+		"                     then diverges at the handshake)\n"
 		"  -v, --verbose      print each step and the packet correctors' counters\n"
 		"      --vm           replay inside the testbed VM (QEMU, the patched kernel,\n"
 		"                     this host's files; deter's source tree's tests/vm/run),\n"
@@ -869,7 +874,7 @@ static int replay_run_once(struct replay_ctx *ctx, unsigned long long n)
 		r.gen[e].out = -1;
 		logs[e] = ctx->pair.log[e];
 	}
-	if (replay_net_create(&r.net, logs, &err)) {
+	if (replay_net_create(&r.net, logs, ctx->o.keep_host, &err)) {
 		replay_fail_err(&err);
 		goto stop;
 	}
@@ -995,7 +1000,7 @@ static int replay_cmd_vm(struct replay_ctx *ctx, const char *kernel)
 
 int replay_cmd_replay(int argc, char **argv)
 {
-	enum { OPT_PCAP = 256, OPT_TCPDUMP, OPT_TRACE, OPT_VM, OPT_KERNEL };
+	enum { OPT_PCAP = 256, OPT_TCPDUMP, OPT_TRACE, OPT_VM, OPT_KERNEL, OPT_KEEP_HOST };
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
@@ -1005,6 +1010,7 @@ int replay_cmd_replay(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "keep-host-sysctls", no_argument, NULL, OPT_KEEP_HOST },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "vm", no_argument, NULL, OPT_VM },
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -1050,6 +1056,9 @@ int replay_cmd_replay(int argc, char **argv)
 			break;
 		case 'k':
 			ctx.o.keep = 1;
+			break;
+		case OPT_KEEP_HOST:
+			ctx.o.keep_host = 1;
 			break;
 		case 'v':
 			ctx.o.verbose = 1;

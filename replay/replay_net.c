@@ -14,10 +14,12 @@
  * matches scripts by) are the recorded ones. Each stack gets the
  * recorded connection's negotiated options as sysctls (tcp_timestamps,
  * tcp_sack, tcp_window_scaling, tcp_ecn), so the handshake negotiates the
- * same. The veth queues are 10000 packets long so that the link never
- * drops (drops are the corrector's to reproduce). Every incoming TCP
- * packet goes to that host's NFQUEUE (no bypass: with no corrector bound
- * it is dropped, never delivered uncorrected).
+ * same, and the host its logged net.core.rmem_max (which sets the window
+ * scale offered; global, restored when the testbed goes). The veth
+ * queues are 10000 packets long so that the link never drops (drops are
+ * the corrector's to reproduce). Every incoming TCP packet goes to that
+ * host's NFQUEUE (no bypass: with no corrector bound it is dropped, never
+ * delivered uncorrected).
  *
  * Everything is done with ip(8), sysctl(8), nft(8) and ethtool(8) run
  * through fork/exec, so a failure reads as the tool's own one-line
@@ -219,7 +221,7 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 	h->nsysctl = 0;
 	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
 		sc = &rec_sysctls[id];
-		if (!have[id] || sc->elem > 0)
+		if (!have[id] || sc->elem > 0 || sc->core)
 			continue;
 		if (sc->elem < 0)
 			snprintf(h->sysctl[h->nsysctl++], sizeof(h->sysctl[0]),
@@ -234,18 +236,21 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 static int replay_net_host(struct replay_host *h, char **err)
 {
 	char addr[INET_ADDRSTRLEN], peer[INET_ADDRSTRLEN], batch[512], rules[256];
-	char ts[40], sack[40], ws[48], ecn[32];
+	char ts[40], sack[40], ws[48], ecn[32], mtu[24] = "";
 	char *argv[DETER_SYSCTL_MAX + 8];
 	int n = 0, i;
 
 	replay_net_ip(addr, sizeof(addr), h->addr);
 	replay_net_ip(peer, sizeof(peer), h->peer);
+	/* The recorded route's MTU (logs before it was logged: veth's). */
+	if (DETER_OFFLOAD_MTU(h->offload))
+		snprintf(mtu, sizeof(mtu), " mtu %u", DETER_OFFLOAD_MTU(h->offload));
 	snprintf(batch, sizeof(batch),
 		 "link set lo up\n"
 		 "addr add %s/32 dev %s\n"
-		 "link set %s up\n"
+		 "link set %s%s up\n"
 		 "route add %s/32 dev %s\n",
-		 addr, h->dev, h->dev, peer, h->dev);
+		 addr, h->dev, h->dev, mtu, peer, h->dev);
 	/*
 	 * The recorded sysctls, then the negotiated options (set last: the
 	 * handshake must negotiate what it did), in one sysctl(8) run.
@@ -281,8 +286,68 @@ static int replay_net_host(struct replay_host *h, char **err)
 			  "gro", h->offload & DETER_OFFLOAD_GRO ? "on" : "off");
 }
 
+/* The value of sysctl @id a log recorded; -1 if it has none. */
+static long long replay_net_sysctl(const struct rec_log *log, unsigned int id)
+{
+	size_t i;
+
+	for (i = 0; i < log->nevs; i++)
+		if (log->evs[i].type == DETER_EV_CONFIG &&
+		    log->evs[i].sub == DETER_CFG_SYSCTL && log->evs[i].a >> 32 == id)
+			return rec_sysctl_value(log->evs[i].a);
+	return -1;
+}
+
+#define REPLAY_NET_RMEM_MAX "/proc/sys/net/core/rmem_max"
+
+static int replay_net_rmem_max_rw(long long *val, int write, char **err)
+{
+	FILE *f = fopen(REPLAY_NET_RMEM_MAX, write ? "w" : "r");
+	int ok;
+
+	if (!f)
+		return rec_err(err, "%s: %s", REPLAY_NET_RMEM_MAX, strerror(errno));
+	ok = write ? fprintf(f, "%lld\n", *val) > 0 : fscanf(f, "%lld", val) == 1;
+	if (fclose(f) || !ok)
+		return rec_err(err, "%s: cannot %s it", REPLAY_NET_RMEM_MAX,
+			       write ? "write" : "read");
+	return 0;
+}
+
+/*
+ * net.core.rmem_max, which sets the window scale TCP offers, is the
+ * host's: one value for both replayed ends, which share this kernel. Set
+ * to the logged one (logs before it was logged: left as it is) until
+ * replay_net_destroy(). Replays side by side must agree on it.
+ */
+static int replay_net_rmem_max(struct replay_net *net, const struct rec_log *log[2],
+			       char **err)
+{
+	long long v[2], cur;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		v[i] = replay_net_sysctl(log[i], DETER_SYSCTL_CORE_RMEM_MAX);
+	if (v[0] >= 0 && v[1] >= 0 && v[0] != v[1])
+		return rec_err(err, "net.core.rmem_max differs: %lld (active end), %lld (passive)",
+			       v[0], v[1]);
+	if (v[0] < 0)
+		v[0] = v[1];
+	if (v[0] < 0)
+		return 0;
+	if (replay_net_rmem_max_rw(&cur, 0, err))
+		return -1;
+	if (cur == v[0])
+		return 0;
+	if (replay_net_rmem_max_rw(&v[0], 1, err))
+		return -1;
+	net->rmem_max_saved = cur;
+	net->rmem_max_set = 1;
+	return 0;
+}
+
 /* The first offload settings a log recorded; 0 if it has none. */
-static uint32_t replay_net_offload(const struct rec_log *log)
+static uint64_t replay_net_offload(const struct rec_log *log)
 {
 	size_t i;
 
@@ -302,12 +367,13 @@ static int replay_net_addr_ok(uint32_t a)
  * replay_net_create() - build the two-host testbed
  * @net: filled; destroy with replay_net_destroy() even on failure
  * @log: the logs of the active end [0] and the passive end [1]
+ * @keep_host: leave host-wide sysctls (net.core.rmem_max) as they are
  * @err: set on failure
  *
  * Return: 0, or -1 with *err set.
  */
 int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
-		      char **err)
+		      int keep_host, char **err)
 {
 	const struct deter_log_header *hdr[2] = { &log[0]->hdr, &log[1]->hdr };
 	char ip[INET_ADDRSTRLEN], batch[512];
@@ -332,6 +398,8 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 				       ip);
 		}
 	}
+	if (!keep_host && replay_net_rmem_max(net, log, err))
+		return -1;
 	if (net->host[0].addr == net->host[1].addr) {
 		replay_net_ip(ip, sizeof(ip), net->host[0].addr);
 		return rec_err(err, "both ends have address %s: cannot replay on two hosts",
@@ -357,7 +425,8 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 }
 
 /**
- * replay_net_destroy() - delete the testbed's namespaces
+ * replay_net_destroy() - delete the testbed's namespaces, and put back the
+ *	rmem_max replay_net_create() changed
  * @net: as replay_net_create() left it
  * @err: set on failure (the first one; the other host is still deleted)
  *
@@ -367,8 +436,12 @@ int replay_net_destroy(struct replay_net *net, char **err)
 {
 	char batch[128] = "", path[128];
 	size_t len = 0;
-	int i;
+	int i, r = 0;
 
+	if (net->rmem_max_set) {
+		net->rmem_max_set = 0;
+		r = replay_net_rmem_max_rw(&net->rmem_max_saved, 1, err);
+	}
 	for (i = 0; i < 2; i++) {
 		if (!net->host[i].made)
 			continue;
@@ -380,9 +453,11 @@ int replay_net_destroy(struct replay_net *net, char **err)
 				net->host[i].ns);
 	}
 	if (!len)
-		return 0;
-	return replay_net_run(NULL, (char *const[]){ "ip", "-force", "-batch", "-", NULL },
-			      batch, err);
+		return r;
+	if (replay_net_run(NULL, (char *const[]){ "ip", "-force", "-batch", "-", NULL },
+			   batch, r ? NULL : err))
+		return -1;
+	return r;
 }
 
 /**

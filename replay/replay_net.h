@@ -25,7 +25,7 @@ struct replay_host {
 	uint32_t addr;		/* this end's address, IPv4, host order */
 	uint32_t peer;		/* the other end's */
 	uint32_t flags;		/* DETER_CONN_* negotiated */
-	uint32_t offload;	/* DETER_OFFLOAD_* of the recorded device */
+	uint64_t offload;	/* CONFIG OFFLOAD: DETER_OFFLOAD_*, MTU */
 	uint16_t queue;		/* NFQUEUE number of its ingress TCP */
 	int made;		/* 1: namespace exists */
 	/* Recorded sysctls (CONFIG SYSCTL), "net.ipv4.NAME=VALUE" each. */
@@ -35,6 +35,8 @@ struct replay_host {
 
 struct replay_net {
 	struct replay_host host[2];	/* [0] active end, [1] passive end */
+	int rmem_max_set;		/* 1: net.core.rmem_max changed, from */
+	long long rmem_max_saved;	/*   this value */
 };
 
 /* A helper process whose output is watched (tcpdump, trace-cmd). */
@@ -45,7 +47,7 @@ struct replay_proc {
 };
 
 int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
-		      char **err);
+		      int keep_host, char **err);
 int replay_net_destroy(struct replay_net *net, char **err);
 int replay_net_enter(const char *ns, char **err);
 
