@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 7,
+	DETER_ABI_VERSION = 8,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
@@ -26,7 +26,9 @@ enum {
 	 * encodes events. 6 logs TCP clock deltas in microseconds (deter.ko
 	 * rounds a recorded socket's clock down to one) and send-time
 	 * samples against the clock, with a stream of their own. 7 splits
-	 * the clock deltas' low bytes from the rest, another stream.
+	 * the clock deltas' low bytes from the rest, another stream. 8
+	 * puts a clock delta in one of three pairs of streams by what came
+	 * before it: a segment, a lock, anything else.
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };

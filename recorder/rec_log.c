@@ -33,14 +33,17 @@
  *              whole microseconds, as deter.ko makes them, else 0: its
  *              low byte goes to RS_CLOCK, code >> 8 (a varint), and for
  *              code 0 the ns, to RS_CLKHI (format 6: (us << 1), or 1
- *              then ns, in RS_CLOCK)
+ *              then ns, in RS_CLOCK). Format 8 uses that pair of streams
+ *              for deltas whose last other event was a segment (RX,
+ *              NET), RS_CLOCK_LOCK and RS_CLKHI_LOCK after a LOCK, and
+ *              RS_CLOCK_OTHER and RS_CLKHI_OTHER after anything else
  *   STATE      DETER_ST_MAX x zigzag(value - previous state's value)
  *   RUN        n: the previous LOCK or RX repeats n more times, each with
  *              sequence + 1 (and, for RX, the expected idx)
  *   SEQGAP     g: the next record's sequence number is the last + g + 2
  *              (otherwise it is the last + 1)
  *
- * The body (format 7) is RS_MAX streams, their lengths (varints) first:
+ * The body (format 8) is RS_MAX streams, their lengths (varints) first:
  * the tags in one, run lengths and sequence gaps in another, each kind's
  * fields in their own (enum rec_stream). The stream of tags repeats the
  * same few patterns and compresses to a few percent; what remains is the
@@ -52,7 +55,8 @@
  * calls repeat (fixed-size application I/O), so the last 64 distinct
  * (bytes, flags, tid) triples form a dictionary (DETER: call patterns).
  *
- * Format 6 (still read) has the streams up to RS_SMPREF; formats 4 and
+ * Format 7 (still read) has the streams up to RS_GAPHI, every clock delta
+ * in RS_CLOCK and RS_CLKHI; format 6 those up to RS_SMPREF; formats 4 and
  * 5 lack that one too and log clock deltas in ns. Formats 2 and 3 have
  * one stream, a sequence delta after every tag, CALL_DONE as zigzag(ret)
  * and the gap as is.
@@ -74,6 +78,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "rec_log.h"
 #include "rec_varint.h"
@@ -91,6 +96,10 @@ enum {
 	REC_LOG_CLK_RING = 32,		/* clock values a sample may refer to */
 	REC_LOG_SMP_NOREF = 63,		/* a sample with no clock reference */
 	REC_LOG_SMP_NS = 0x80,		/* its delta is in ns, not us */
+	/* What a CLOCK delta came after (format 8): its pair of streams. */
+	REC_LOG_CLK_RX = 0,		/* a segment: RS_CLOCK, RS_CLKHI */
+	REC_LOG_CLK_LOCK,		/* RS_CLOCK_LOCK, RS_CLKHI_LOCK */
+	REC_LOG_CLK_OTHER,		/* RS_CLOCK_OTHER, RS_CLKHI_OTHER */
 };
 
 /* Format 4's streams: a record's tag, and its fields by kind. */
@@ -110,6 +119,10 @@ enum rec_stream {
 	RS_SMPHI,	/*   and the rest */
 	RS_GAPLO,	/* SAMPLE's gap: the low byte (format 7) */
 	RS_GAPHI,	/*   and the rest */
+	RS_CLOCK_LOCK,	/* RS_CLOCK and RS_CLKHI after a LOCK (format 8) */
+	RS_CLKHI_LOCK,
+	RS_CLOCK_OTHER,	/*   and after anything but a LOCK or segment */
+	RS_CLKHI_OTHER,
 	RS_MAX,
 };
 
@@ -319,6 +332,7 @@ struct rec_log_ctx {
 	uint64_t smp_idx, smp_ns;	/* last SAMPLE */
 	uint64_t smp_lag;		/* the last referenced SAMPLE's time - its reference */
 	uint64_t clk;			/* the TCP clock: CLOCK deltas summed */
+	unsigned int clk_ctx;		/* REC_LOG_CLK_*: the last non-CLOCK event */
 	uint64_t clk_ring[REC_LOG_CLK_RING]; /* its last values */
 	unsigned int nclk;		/* CLOCK values seen */
 	uint64_t call_bytes[DETER_ABI_CALL_MAX]; /* last CALL's bytes, per call */
@@ -369,12 +383,15 @@ static void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 		if (e->sub == DETER_V_CLOCK) {
 			c->clk += e->a;
 			c->clk_ring[c->nclk++ % REC_LOG_CLK_RING] = c->clk;
+			return;		/* leaves clk_ctx */
 		}
 		break;
 	case DETER_EV_STATE:
 		c->state = *st;
 		break;
 	}
+	c->clk_ctx = e->type == DETER_EV_RX || e->type == DETER_EV_NET ? REC_LOG_CLK_RX :
+		     e->type == DETER_EV_LOCK ? REC_LOG_CLK_LOCK : REC_LOG_CLK_OTHER;
 }
 
 static int rec_log_runnable(const struct rec_log_ctx *c, const struct rec_ev *e)
@@ -489,19 +506,45 @@ static int rec_buf_planes(struct rec_buf *lo, struct rec_buf *hi, uint64_t v)
 	return rec_buf_byte(lo, (uint8_t)v) | rec_buf_varint(hi, v >> 8);
 }
 
-static int rec_log_put_clock(struct rec_buf *bs, uint64_t ns)
+/*
+ * The pair of streams a clock delta goes to: format 8 keeps apart those
+ * after a segment (mostly an RTT since the segment it answers), after a
+ * lock (an application's wake-up) and after the rest (within a call:
+ * the stack's own delay), so each pair's entropy coder fits one spread.
+ */
+static void rec_log_clock_streams(unsigned int version, unsigned int ctx, int *lo, int *hi)
+{
+	if (version < 8 || ctx == REC_LOG_CLK_RX) {
+		*lo = RS_CLOCK;
+		*hi = RS_CLKHI;
+	} else {
+		*lo = ctx == REC_LOG_CLK_LOCK ? RS_CLOCK_LOCK : RS_CLOCK_OTHER;
+		*hi = *lo + 1;
+	}
+}
+
+static int rec_log_put_clock(struct rec_buf *bs, const struct rec_log_ctx *c,
+			     unsigned int version, uint64_t ns)
 {
 	uint64_t code = ns % 1000 ? 0 : ns / 1000 + 1;
-	int r;
+	int r, lo, hi;
 
-	r = rec_buf_planes(&bs[RS_CLOCK], &bs[RS_CLKHI], code);
+	rec_log_clock_streams(version, c->clk_ctx, &lo, &hi);
+	r = rec_buf_planes(&bs[lo], &bs[hi], code);
 	if (!code)
-		r |= rec_buf_varint(&bs[RS_CLKHI], ns);
+		r |= rec_buf_varint(&bs[hi], ns);
 	return r;
 }
 
+/* Streams a body of format @version has (a prefix of enum rec_stream). */
+static int rec_log_nstreams(unsigned int version)
+{
+	return version >= 8 ? RS_MAX : version >= 7 ? RS_CLOCK_LOCK :
+	       version >= 6 ? RS_CLKHI : RS_SMPREF;
+}
+
 /**
- * rec_log_encode_v() - rec_log_encode() in format @version, 6 or 7
+ * rec_log_encode_v() - rec_log_encode() in format @version, 6 to 8
  * @evs: events sorted by sequence number
  * @n: how many
  * @states: the values STATE events index
@@ -518,7 +561,7 @@ int rec_log_encode_v(const struct rec_ev *evs, size_t n,
 {
 	struct rec_log_ctx *c;
 	struct rec_buf bs[RS_MAX] = { 0 }, body = { 0 }, *b;
-	int k, nrd = version >= 7 ? RS_MAX : RS_CLKHI, r = 0;
+	int k, nrd = rec_log_nstreams(version), r = 0;
 	uint64_t run = 0;
 	size_t i;
 
@@ -560,7 +603,7 @@ int rec_log_encode_v(const struct rec_ev *evs, size_t n,
 		switch (e->type) {
 		case DETER_EV_VALUE:
 			if (e->sub == DETER_V_CLOCK && version >= 7) {
-				r |= rec_log_put_clock(bs, e->a);
+				r |= rec_log_put_clock(bs, c, version, e->a);
 				break;
 			}
 			if (e->sub == DETER_V_CLOCK) {
@@ -734,7 +777,7 @@ static int rec_log_dec_init(struct rec_log_dec *d, const uint8_t *buf, size_t le
 			    unsigned int version, char **err)
 {
 	struct rec_log_rd pre = { .p = buf, .len = len, .err = err };
-	int i, nrd = version >= 7 ? RS_MAX : version >= 6 ? RS_CLKHI : RS_SMPREF;
+	int i, nrd = rec_log_nstreams(version);
 	uint64_t sl[RS_MAX];
 	size_t at;
 
@@ -795,16 +838,18 @@ static int rec_log_get_planes(struct rec_log_rd *lo, struct rec_log_rd *hi,
 	return 0;
 }
 
-/* A clock delta (format 7, rec_log_put_clock()) into *@ns. */
-static int rec_log_dec_clock(struct rec_log_dec *d, uint64_t *ns, size_t at,
-			     char **err)
+/* A clock delta (format 7 and 8, rec_log_put_clock()) into *@ns. */
+static int rec_log_dec_clock(struct rec_log_dec *d, const struct rec_log_ctx *c,
+			     unsigned int version, uint64_t *ns, size_t at, char **err)
 {
 	uint64_t code;
+	int lo, hi;
 
-	if (rec_log_get_planes(d->s[RS_CLOCK], d->s[RS_CLKHI], &code, "clock"))
+	rec_log_clock_streams(version, c->clk_ctx, &lo, &hi);
+	if (rec_log_get_planes(d->s[lo], d->s[hi], &code, "clock"))
 		return -1;
 	if (!code)
-		return rec_log_get(d->s[RS_CLKHI], ns, "clock (ns)");
+		return rec_log_get(d->s[hi], ns, "clock (ns)");
 	if (code - 1 > UINT64_MAX / 1000)
 		return rec_err(err, "body+%zu: bad clock value", at);
 	*ns = (code - 1) * 1000;
@@ -989,7 +1034,7 @@ int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 				goto fail;
 			}
 			if (version >= 7 && e.sub == DETER_V_CLOCK) {
-				if (rec_log_dec_clock(d, &e.a, at, err))
+				if (rec_log_dec_clock(d, c, version, &e.a, at, err))
 					goto fail;
 			} else if (rec_log_get(rs, &e.a, "value")) {
 				goto fail;
@@ -1176,6 +1221,58 @@ static int rec_log_zstd_init(struct ZSTD_CCtx_s *cctx)
 	return 0;
 }
 
+/* A stream this long gets zstd blocks of its own (rec_log_zcompress()). */
+#define REC_LOG_BLOCK_MIN 1024
+
+/* Room for a body of @rawlen bytes compressed by rec_log_zcompress(). */
+static size_t rec_log_zbound(size_t rawlen)
+{
+	return ZSTD_compressBound(rawlen) + 2 * RS_MAX * 3 + 64;	/* block headers */
+}
+
+/*
+ * Compress the body @raw of a log of format @version into @z, ending
+ * zstd's block before and after each stream of REC_LOG_BLOCK_MIN bytes
+ * or more: the literals of a block share one entropy table, so each
+ * noisy stream gets its own (RPC logs of format 8: -6 %; one block had
+ * them all). Return: the compressed size, or a zstd error code.
+ */
+static size_t rec_log_zcompress(ZSTD_CCtx *cctx, void *z, size_t zcap,
+				const uint8_t *raw, size_t rawlen, unsigned int version)
+{
+	size_t cut[2 * RS_MAX + 1], ncut = 0, at = 0, pos, used, r, i;
+	int k, nrd = version >= 4 ? rec_log_nstreams(version) : 0;
+	ZSTD_outBuffer out = { z, zcap, 0 };
+	uint64_t sl[RS_MAX];
+
+	for (k = 0; k < nrd; k++, at += used)
+		if (rec_varint_get(raw + at, rawlen - at, &sl[k], &used))
+			nrd = 0;	/* not ours to judge: one block */
+	for (k = 0, pos = at; k < nrd && sl[k] <= rawlen - pos; pos += sl[k++]) {
+		if (sl[k] < REC_LOG_BLOCK_MIN)
+			continue;
+		if (pos && (!ncut || cut[ncut - 1] < pos))
+			cut[ncut++] = pos;
+		if (pos + sl[k] < rawlen)
+			cut[ncut++] = pos + sl[k];
+	}
+	cut[ncut++] = rawlen;
+	r = ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setPledgedSrcSize(cctx, rawlen);
+	for (i = 0, at = 0; i < ncut && !ZSTD_isError(r); at = cut[i++]) {
+		ZSTD_inBuffer in = { raw + at, cut[i] - at, 0 };
+		ZSTD_EndDirective end = i + 1 < ncut ? ZSTD_e_flush : ZSTD_e_end;
+
+		do {
+			r = ZSTD_compressStream2(cctx, &out, &in, end);
+		} while (!ZSTD_isError(r) && r && out.pos < out.size);
+		if (!ZSTD_isError(r) && r)
+			r = (size_t)-ZSTD_error_dstSize_tooSmall;
+	}
+	return ZSTD_isError(r) ? r : out.pos;
+}
+
 /** rec_log_write_end() - free what rec_log_write() keeps between logs */
 void rec_log_write_end(void)
 {
@@ -1254,8 +1351,8 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 
 	if (rec_log_encode(evs, n, states, &raw, &rawlen, err))
 		return -1;
-	zcap = ZSTD_compressBound(rawlen);
-	z = malloc(zcap ? zcap : 1);
+	zcap = rec_log_zbound(rawlen);
+	z = malloc(zcap);
 	if (!z) {
 		rec_err(err, "out of memory");
 		goto out;
@@ -1272,7 +1369,7 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 		rec_err(err, "out of memory");
 		goto out;
 	}
-	zlen = ZSTD_compress2(rec_log_cctx, z, zcap, raw, rawlen);
+	zlen = rec_log_zcompress(rec_log_cctx, z, zcap, raw, rawlen, DETER_ABI_VERSION);
 	if (ZSTD_isError(zlen)) {
 		rec_err(err, "zstd: %s", ZSTD_getErrorName(zlen));
 		goto out;
@@ -1459,14 +1556,18 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 		    char **err)
 {
 	struct rec_log *log = calloc(1, sizeof(*log));
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
 	struct deter_log_header hdr;
 	uint8_t *raw = NULL, *z = NULL;
 	size_t zcap, zlen;
 	struct stat st;
 	int ret = -1;
 
-	if (!log)
+	if (!log || !cctx) {
+		free(log);
+		ZSTD_freeCCtx(cctx);
 		return rec_err(err, "out of memory");
+	}
 	/* Replacing a link would cut it, or move the log out from under it. */
 	if (lstat(path, &st)) {
 		rec_err(err, "%s: %s", path, strerror(errno));
@@ -1480,13 +1581,15 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 		goto out;
 	hdr = log->hdr;
 	*before = *after = sizeof(hdr) + hdr.body_len;
-	zcap = ZSTD_compressBound(hdr.body_raw_len);
-	z = malloc(zcap ? zcap : 1);
+	zcap = rec_log_zbound(hdr.body_raw_len);
+	z = malloc(zcap);
 	if (!z) {
 		rec_err(err, "out of memory");
 		goto out;
 	}
-	zlen = ZSTD_compress(z, zcap, raw, hdr.body_raw_len, level);
+	zlen = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+	if (!ZSTD_isError(zlen))
+		zlen = rec_log_zcompress(cctx, z, zcap, raw, hdr.body_raw_len, hdr.version);
 	if (ZSTD_isError(zlen)) {
 		rec_err(err, "%s: zstd: %s", path, ZSTD_getErrorName(zlen));
 		goto out;
@@ -1500,6 +1603,7 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 		*after = sizeof(hdr) + zlen;
 out:
 	rec_log_free(log);
+	ZSTD_freeCCtx(cctx);
 	free(raw);
 	free(z);
 	return ret;

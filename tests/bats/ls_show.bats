@@ -92,7 +92,7 @@ B=106fbda500000006
 	printf '\x09' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
 	run --separate-stderr "$DETER" show v.dlog
 	assert_status 1
-	[ "$stderr" = "deter: show: v.dlog:8: log format version 9, this deter reads versions 2 to 7" ]
+	[ "$stderr" = "deter: show: v.dlog:8: log format version 9, this deter reads versions 2 to 8" ]
 }
 
 @test "a file that is not a log is rejected" {

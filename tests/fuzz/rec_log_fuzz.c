@@ -24,9 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 4)
 		return 0;
 	memcpy(&n, data, 4);
-	/* The current format, the last before it, and the one-stream one. */
-	version = n % 3 == 0 ? DETER_ABI_VERSION : n % 3 == 1 ? DETER_ABI_VERSION - 1 : 3;
-	n = (n / 3) % 100000;
+	/* The current format, the two before it, and the one-stream one. */
+	version = n % 4 == 0 ? DETER_ABI_VERSION : n % 4 == 1 ? DETER_ABI_VERSION - 1 :
+		  n % 4 == 2 ? DETER_ABI_VERSION - 2 : 3;
+	n = (n / 4) % 100000;
 	if (rec_log_decode(data + 4, size - 4, version, n, &log, &err)) {
 		if (!err || strncmp(err, "body+", 5))
 			abort();

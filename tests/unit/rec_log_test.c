@@ -175,7 +175,7 @@ static void test_runs(void)
 		e[i] = (struct rec_ev){ .seq = i + 1, .type = DETER_EV_RX,
 					.a = 7 + i, .c = 1 };
 	UNIT_CHECK(rec_log_encode(e, 1000, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(len < 24);	/* the streams' lengths, a tag, a run */
+	UNIT_CHECK(len < 28);	/* the 19 streams' lengths, a tag, a run */
 	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 1000, &log, &err) == 0);
 	UNIT_CHECK_EQ(log.nevs, 1000);
 	UNIT_CHECK_EQ(log.evs[999].a, 1006);
@@ -447,8 +447,8 @@ static void test_format7(void)
 	for (i = 0; i < n; i++)
 		ev[i] = (struct rec_ev){ .seq = i + 1, .type = DETER_EV_VALUE,
 					 .sub = DETER_V_CLOCK, .a = clk[i] };
-	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) == 0);
+	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 7, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 7, n, &log, &err) == 0);
 	UNIT_CHECK_EQ(log.nevs, n);
 	for (i = 0; i < log.nevs && i < n; i++)
 		UNIT_CHECK_EQ(log.evs[i].a, clk[i]);
@@ -470,7 +470,7 @@ static void test_format7(void)
 	UNIT_CHECK_EQ(sl[10], 3 + 1 + 4 + 1 + 1 + 1 + 1 + 5);
 	/* The same events in format 6 are not a format-7 body. */
 	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 6, &six, &sixlen, &err) == 0);
-	UNIT_CHECK(rec_log_decode(six, sixlen, DETER_ABI_VERSION, n, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(six, sixlen, 7, n, &log, &err) != 0);
 	UNIT_CHECK(err && !strncmp(err, "body+", 5));
 	free(err);
 	err = NULL;
@@ -480,6 +480,66 @@ static void test_format7(void)
 	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 5, &six, &sixlen, &err) != 0);
 	free(err);
 	free(six);
+	free(buf);
+}
+
+/*
+ * Format 8: a clock delta goes to RS_CLOCK/RS_CLKHI (streams 6 and 10)
+ * when the last other event was a segment (RX, NET; and at the start),
+ * to streams 15 and 16 after a LOCK, to 17 and 18 after anything else;
+ * runs and further clock values keep the pair. Read as format 7, the
+ * body is an error.
+ */
+static void test_format8(void)
+{
+	struct rec_ev ev[] = {
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 1000 },	/* start: 6 */
+		{ .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },		/* a run */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 2000 },	/* 15 */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 300000 },	/* 15 */
+		{ .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG, .a = 200 },
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 4500 },	/* 17: ns */
+		{ .type = DETER_EV_RX, .a = 7, .c = 1 },
+		{ .type = DETER_EV_RX, .a = 8, .c = 1 },			/* a run */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 5000 },	/* 6 */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_JIFFIES, .a = 1 },
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 6000 },	/* 17 */
+	};
+	enum { n = ARRAY_SIZE(ev) };
+	static const uint64_t want[19] = {
+		[6] = 2, [10] = 2, [15] = 2, [16] = 2, [17] = 2, [18] = 4,
+	};
+	struct rec_log log = { 0 };
+	uint64_t sl[19];
+	char *err = NULL;
+	size_t len, i, at, used;
+	uint8_t *buf;
+
+	for (i = 0; i < n; i++)
+		ev[i].seq = i + 1;
+	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
+	for (i = 0, at = 0; i < 19; i++) {
+		UNIT_CHECK(rec_varint_get(buf + at, len - at, &sl[i], &used) == 0);
+		at += used;
+	}
+	for (i = 0; i < 19; i++)
+		if (want[i] || i >= 15)
+			UNIT_CHECK_EQ(sl[i], want[i]);
+	UNIT_CHECK(rec_log_decode(buf, len, 8, n, &log, &err) == 0);
+	UNIT_CHECK_EQ(log.nevs, n);
+	for (i = 0; i < log.nevs && i < n; i++) {
+		UNIT_CHECK_EQ(log.evs[i].type, ev[i].type);
+		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
+	}
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	UNIT_CHECK(rec_log_decode(buf, len, 7, n, &log, &err) != 0);
+	UNIT_CHECK(err && !strncmp(err, "body+", 5));
+	free(err);
+	free(log.evs);
+	free(log.states);
 	free(buf);
 }
 
@@ -643,6 +703,7 @@ int main(void)
 	UNIT_RUN(test_format5);
 	UNIT_RUN(test_format6);
 	UNIT_RUN(test_format7);
+	UNIT_RUN(test_format8);
 	UNIT_RUN(test_tcpopt);
 	UNIT_RUN(test_order);
 	return unit_done();
