@@ -1246,8 +1246,10 @@ static size_t rec_log_zcompress(ZSTD_CCtx *cctx, void *z, size_t zcap,
 	uint64_t sl[RS_MAX];
 
 	for (k = 0; k < nrd; k++, at += used)
-		if (rec_varint_get(raw + at, rawlen - at, &sl[k], &used))
+		if (rec_varint_get(raw + at, rawlen - at, &sl[k], &used)) {
 			nrd = 0;	/* not ours to judge: one block */
+			break;
+		}
 	for (k = 0, pos = at; k < nrd && sl[k] <= rawlen - pos; pos += sl[k++]) {
 		if (sl[k] < REC_LOG_BLOCK_MIN)
 			continue;

@@ -852,6 +852,8 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 		if (r->net.host[0].made)
 			fprintf(stderr, "deter replay: kept namespaces %s and %s\n",
 				r->net.host[0].ns, r->net.host[1].ns);
+		if (replay_net_restore_host(&r->net, &err))
+			ret = replay_fail_err(&err);
 	} else if (replay_net_destroy(&r->net, &err)) {
 		ret = replay_fail_err(&err);
 	}
@@ -1093,6 +1095,9 @@ int replay_cmd_replay(int argc, char **argv)
 	if (vm && ctx.o.keep)
 		return replay_usage_err("--keep and --vm are exclusive (%s)",
 					"the namespaces go with the VM");
+	if (vm && ctx.o.keep_host)
+		return replay_usage_err("--keep-host-sysctls and --vm are exclusive (%s)",
+					"the VM is a host of its own");
 	if (replay_ctx_load(&ctx, argc - optind, argv + optind, dir_set))
 		goto out;
 	if (outdir)

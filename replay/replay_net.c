@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -299,6 +300,7 @@ static long long replay_net_sysctl(const struct rec_log *log, unsigned int id)
 }
 
 #define REPLAY_NET_RMEM_MAX "/proc/sys/net/core/rmem_max"
+#define REPLAY_NET_RMEM_LOCK "/run/deter-replay-rmem_max.lock"
 
 static int replay_net_rmem_max_rw(long long *val, int write, char **err)
 {
@@ -318,13 +320,17 @@ static int replay_net_rmem_max_rw(long long *val, int write, char **err)
  * net.core.rmem_max, which sets the window scale TCP offers, is the
  * host's: one value for both replayed ends, which share this kernel. Set
  * to the logged one (logs before it was logged: left as it is) until
- * replay_net_destroy(). Replays side by side must agree on it.
+ * replay_net_restore_host(), under an exclusive flock() on
+ * REPLAY_NET_RMEM_LOCK: a replay side by side that needs another value
+ * is refused, never given the first one's. (One that finds the value it
+ * needs changes nothing; if the changer puts the host's back before its
+ * handshake, the handshake check says so.)
  */
 static int replay_net_rmem_max(struct replay_net *net, const struct rec_log *log[2],
 			       char **err)
 {
 	long long v[2], cur;
-	int i;
+	int i, fd;
 
 	for (i = 0; i < 2; i++)
 		v[i] = replay_net_sysctl(log[i], DETER_SYSCTL_CORE_RMEM_MAX);
@@ -339,11 +345,42 @@ static int replay_net_rmem_max(struct replay_net *net, const struct rec_log *log
 		return -1;
 	if (cur == v[0])
 		return 0;
-	if (replay_net_rmem_max_rw(&v[0], 1, err))
+	fd = open(REPLAY_NET_RMEM_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return rec_err(err, "%s: %s", REPLAY_NET_RMEM_LOCK, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return rec_err(err, "net.core.rmem_max %lld, logs want %lld: a replay holds %s",
+			       cur, v[0], REPLAY_NET_RMEM_LOCK);
+	}
+	if (replay_net_rmem_max_rw(&v[0], 1, err)) {
+		close(fd);
 		return -1;
+	}
 	net->rmem_max_saved = cur;
+	net->rmem_max_lock = fd;
 	net->rmem_max_set = 1;
 	return 0;
+}
+
+/**
+ * replay_net_restore_host() - put back the host-wide sysctls
+ *	replay_net_create() changed (net.core.rmem_max)
+ * @net: as replay_net_create() left it
+ * @err: set on failure
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int replay_net_restore_host(struct replay_net *net, char **err)
+{
+	int r;
+
+	if (!net->rmem_max_set)
+		return 0;
+	net->rmem_max_set = 0;
+	r = replay_net_rmem_max_rw(&net->rmem_max_saved, 1, err);
+	close(net->rmem_max_lock);	/* and its lock */
+	return r;
 }
 
 /* The first offload settings a log recorded; 0 if it has none. */
@@ -436,12 +473,9 @@ int replay_net_destroy(struct replay_net *net, char **err)
 {
 	char batch[128] = "", path[128];
 	size_t len = 0;
-	int i, r = 0;
+	int i, r;
 
-	if (net->rmem_max_set) {
-		net->rmem_max_set = 0;
-		r = replay_net_rmem_max_rw(&net->rmem_max_saved, 1, err);
-	}
+	r = replay_net_restore_host(net, err);
 	for (i = 0; i < 2; i++) {
 		if (!net->host[i].made)
 			continue;

@@ -36,7 +36,8 @@ struct replay_host {
 struct replay_net {
 	struct replay_host host[2];	/* [0] active end, [1] passive end */
 	int rmem_max_set;		/* 1: net.core.rmem_max changed, from */
-	long long rmem_max_saved;	/*   this value */
+	long long rmem_max_saved;	/*   this value, */
+	int rmem_max_lock;		/*   under this flock()ed file */
 };
 
 /* A helper process whose output is watched (tcpdump, trace-cmd). */
@@ -48,6 +49,7 @@ struct replay_proc {
 
 int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 		      int keep_host, char **err);
+int replay_net_restore_host(struct replay_net *net, char **err);
 int replay_net_destroy(struct replay_net *net, char **err);
 int replay_net_enter(const char *ns, char **err);
 

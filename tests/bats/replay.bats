@@ -167,6 +167,12 @@ log_pair_with_status() {
 	[[ "${stderr_lines[0]}" == "deter replay: --keep and --vm are exclusive"* ]]
 }
 
+@test "deter replay --vm --keep-host-sysctls is a usage error" {
+	run --separate-stderr "$DETER" replay --vm --keep-host-sysctls "$DATA/$A.dlog" "$DATA/$B.dlog"
+	assert_status 2
+	[[ "${stderr_lines[0]}" == "deter replay: --keep-host-sysctls and --vm are exclusive"* ]]
+}
+
 @test "deter replay --vm without the VM runner says where it looked" {
 	run --separate-stderr env DETER_VM_RUN="$BATS_TEST_TMPDIR/none/run" \
 		"$DETER" replay --vm "$DATA/$A.dlog" "$DATA/$B.dlog"

@@ -30,9 +30,13 @@ PLANES=$top/build/tests/bench/planes
 T=/sys/kernel/tracing
 INST=$T/instances/deter_clock
 
-# size [-d]: bytes of the series on stdin, coded and compressed.
+# size [-d]: bytes of the series on stdin, coded and compressed; fails
+# if planes does.
 size() {
-	"$PLANES" "$@" | zstd -q -19 -c | wc -c
+	local z
+
+	z=$("$PLANES" "$@" | zstd -q -19 -c | wc -c; exit "${PIPESTATUS[0]}") || return 1
+	echo "$z"
 }
 
 echo 'p:deter_clock/rtt tcp_ack_update_rtt lport=+14(%di):u16 seq=%dx:s64 sack=%cx:s64 ca=%r8:s64' \
@@ -62,7 +66,7 @@ for w in rpc bulk; do
 		read -r id lport <<< "$id"
 		[ -n "$id" ] || { echo "bench: no log of $end" >&2; exit 1; }
 		"$DETER" show -d "$TB_TMP/logs-$w" "$id" |
-			awk '$2 == "value" && $3 == "clock_ns" { print substr($4, 2) / 1000 }' \
+			awk '$2 == "value" && $3 == "clock_ns" { printf "%d\n", substr($4, 2) / 1000 }' \
 			> "$TB_TMP/clock-$w-$end"
 		sed -n "s/.* lport=$lport seq=\(-\?[0-9]*\) sack=\(-\?[0-9]*\) ca=\(-\?[0-9]*\)$/\1 \2 \3/p" \
 			"$TB_TMP/rtt-$w.txt" > "$TB_TMP/rtt-$w-$end"
@@ -71,13 +75,15 @@ for w in rpc bulk; do
 		reads=$(wc -l < "$TB_TMP/clock-$w-$end")
 		samples=$(wc -l < "$TB_TMP/rtt-$w-$end")
 		segs=$(wc -l < "$TB_TMP/tsval-$w-$end")
-		value=$(size < "$TB_TMP/clock-$w-$end")
+		[ "$reads" -gt 0 ] || { echo "bench: no clock values in $end's log" >&2; exit 1; }
+		value=$(size < "$TB_TMP/clock-$w-$end") || exit 1
 		# RTT samples: the seq RTT as is; SACK and CC RTTs as their
 		# difference from it (mostly 0); TS values as deltas.
-		rtt=$(( $(awk '{ print $1 }' "$TB_TMP/rtt-$w-$end" | size) +
-			$(awk '{ print ($2 < 0 ? -1 : $2 - $1) }' "$TB_TMP/rtt-$w-$end" | size) +
-			$(awk '{ print $3 - $1 }' "$TB_TMP/rtt-$w-$end" | size) ))
-		tsval=$(size -d < "$TB_TMP/tsval-$w-$end")
+		r1=$(awk '{ print $1 }' "$TB_TMP/rtt-$w-$end" | size) || exit 1
+		r2=$(awk '{ print ($2 < 0 ? -1 : $2 - $1) }' "$TB_TMP/rtt-$w-$end" | size) || exit 1
+		r3=$(awk '{ print $3 - $1 }' "$TB_TMP/rtt-$w-$end" | size) || exit 1
+		rtt=$((r1 + r2 + r3))
+		tsval=$(size -d < "$TB_TMP/tsval-$w-$end") || exit 1
 		printf 'bench: clock %-4s %s  value %6d B (%d reads)  influence >= %6d B (RTT samples %d B of %d, TS values %d B of %d segments) = %.2f x value\n' \
 			$w $end "$value" "$reads" $((rtt + tsval)) "$rtt" "$samples" "$tsval" "$segs" \
 			"$(echo "($rtt + $tsval) / $value" | bc -l)"

@@ -10,8 +10,8 @@
 # CPU 0; 100 Mbit/s, 1 ms each way, offloads off. The buffers are set
 # with SO_SNDBUFFORCE and SO_RCVBUFFORCE: SO_SNDBUF and SO_RCVBUF stop at
 # net.core's wmem_max and rmem_max (416 kB by default), and raising
-# rmem_max changes the window scale TCP offers (not logged: global, see
-# kmod/nondeterminism.md). tcp_mem is global: the
+# rmem_max changes the window scale TCP offers (tests/replay/rmem_max.sh
+# covers that). tcp_mem is global: the
 # replay runs with the default again, so every decision that read it
 # must come from the log. The logs must show the pressure the kernel
 # counted (TcpExtTCPMemoryPressures), and the replay must match tcpdump.
