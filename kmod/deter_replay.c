@@ -1493,16 +1493,17 @@ void deter_replay_established(const struct sock *sk)
 	const struct deter_replay_hdr *h;
 	char logged[24], found[24];
 	const char *what = NULL;
-	u32 ws;
+	u32 ws, opts;
 
 	if (!rpl)
 		return;
 	h = &rpl->hdr;
 	ws = tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale;
-	if (deter_conn_negotiated(tp) != (h->flags & neg)) {
+	opts = deter_conn_negotiated(tp);
+	if (opts != (h->flags & neg)) {
 		what = "options (DETER_CONN_* bits)";
 		snprintf(logged, sizeof(logged), "%#x", h->flags & neg);
-		snprintf(found, sizeof(found), "%#x", deter_conn_negotiated(tp));
+		snprintf(found, sizeof(found), "%#x", opts);
 	} else if (ws != h->wscale) {
 		what = "window scales (the peer's/this end's)";
 		snprintf(logged, sizeof(logged), "%u/%u", h->wscale >> 4, h->wscale & 0xf);

@@ -809,7 +809,6 @@ static void rec_show_stats(const struct rec_log *log)
 		       log->stat_index, 100.0 * log->stat_index / raw);
 }
 
-/* ID (a unique hex prefix) or a path to a .dlog. */
 /* Does @id name a file rather than a connection id (prefix)? */
 static int rec_is_path(const char *id)
 {

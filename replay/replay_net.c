@@ -200,7 +200,8 @@ static int replay_net_run(const char *ns, char *const argv[], const char *input,
 /*
  * The namespace's TCP sysctls the log recorded (those not at a new
  * namespace's value, and tcp_rmem, tcp_wmem), into h->sysctl. A vector's
- * elements come one per event: joined, once all are there.
+ * elements come one per event: joined, once all are there. The host's
+ * rmem_max into h->rmem_max (-1: not logged).
  */
 static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_log *log)
 {
@@ -219,6 +220,7 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 		val[id] = rec_sysctl_value(e->a);
 		have[id] = 1;
 	}
+	h->rmem_max = have[DETER_SYSCTL_CORE_RMEM_MAX] ? val[DETER_SYSCTL_CORE_RMEM_MAX] : -1;
 	h->nsysctl = 0;
 	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
 		sc = &rec_sysctls[id];
@@ -287,18 +289,6 @@ static int replay_net_host(struct replay_host *h, char **err)
 			  "gro", h->offload & DETER_OFFLOAD_GRO ? "on" : "off");
 }
 
-/* The value of sysctl @id a log recorded; -1 if it has none. */
-static long long replay_net_sysctl(const struct rec_log *log, unsigned int id)
-{
-	size_t i;
-
-	for (i = 0; i < log->nevs; i++)
-		if (log->evs[i].type == DETER_EV_CONFIG &&
-		    log->evs[i].sub == DETER_CFG_SYSCTL && log->evs[i].a >> 32 == id)
-			return rec_sysctl_value(log->evs[i].a);
-	return -1;
-}
-
 #define REPLAY_NET_RMEM_MAX "/proc/sys/net/core/rmem_max"
 #define REPLAY_NET_RMEM_LOCK "/run/deter-replay-rmem_max.lock"
 
@@ -326,14 +316,11 @@ static int replay_net_rmem_max_rw(long long *val, int write, char **err)
  * needs changes nothing; if the changer puts the host's back before its
  * handshake, the handshake check says so.)
  */
-static int replay_net_rmem_max(struct replay_net *net, const struct rec_log *log[2],
-			       char **err)
+static int replay_net_rmem_max(struct replay_net *net, char **err)
 {
-	long long v[2], cur;
-	int i, fd;
+	long long v[2] = { net->host[0].rmem_max, net->host[1].rmem_max }, cur;
+	int fd;
 
-	for (i = 0; i < 2; i++)
-		v[i] = replay_net_sysctl(log[i], DETER_SYSCTL_CORE_RMEM_MAX);
 	if (v[0] >= 0 && v[1] >= 0 && v[0] != v[1])
 		return rec_err(err, "net.core.rmem_max differs: %lld (active end), %lld (passive)",
 			       v[0], v[1]);
@@ -435,7 +422,7 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 				       ip);
 		}
 	}
-	if (!keep_host && replay_net_rmem_max(net, log, err))
+	if (!keep_host && replay_net_rmem_max(net, err))
 		return -1;
 	if (net->host[0].addr == net->host[1].addr) {
 		replay_net_ip(ip, sizeof(ip), net->host[0].addr);

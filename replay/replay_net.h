@@ -31,6 +31,7 @@ struct replay_host {
 	/* Recorded sysctls (CONFIG SYSCTL), "net.ipv4.NAME=VALUE" each. */
 	char sysctl[DETER_SYSCTL_MAX][80];
 	int nsysctl;
+	long long rmem_max;	/* net.core.rmem_max logged, or -1 */
 };
 
 struct replay_net {

@@ -45,27 +45,16 @@ mkdir -p $INST
 echo 1 > $INST/events/deter_clock/rtt/enable || exit 1
 
 for w in rpc bulk; do
-	rm -rf "$TB_TMP/logs-$w"
-	insmod "$top/deter.ko" 2>/dev/null
-	"$DETER" record -o "$TB_TMP/logs-$w" --port $((port + 1)) 2> "$TB_TMP/rec-$w.err" &
-	rec=$!
-	sleep 1
 	echo > $INST/trace
-	capture_start "$A" a0 "clock-$w" "tcp port $((port + 1))" || exit 1
-	workload $w
-	capture_stop
-	sleep 0.5
-	kill -INT $rec
-	wait $rec
-	rmmod deter
+	record_capture $w "clock-$w" || exit 1
 	cp $INST/trace "$TB_TMP/rtt-$w.txt"
 	for end in A B; do
 		if [ $end = A ]; then ip=$A_IP; else ip=$B_IP; fi
-		id=$("$DETER" ls -d "$TB_TMP/logs-$w" --json |
+		id=$("$DETER" ls -d "$TB_TMP/logs-clock-$w" --json |
 			sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$ip:\([0-9]*\)\".*/\1 \2/p")
 		read -r id lport <<< "$id"
 		[ -n "$id" ] || { echo "bench: no log of $end" >&2; exit 1; }
-		"$DETER" show -d "$TB_TMP/logs-$w" "$id" |
+		"$DETER" show -d "$TB_TMP/logs-clock-$w" "$id" |
 			awk '$2 == "value" && $3 == "clock_ns" { printf "%d\n", substr($4, 2) / 1000 }' \
 			> "$TB_TMP/clock-$w-$end"
 		sed -n "s/.* lport=$lport seq=\(-\?[0-9]*\) sack=\(-\?[0-9]*\) ca=\(-\?[0-9]*\)$/\1 \2 \3/p" \

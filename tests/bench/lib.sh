@@ -33,6 +33,26 @@ workload() {
 	wait $srv
 }
 
+# record_capture NAME CAP: workload NAME with deter.ko loaded, deter record
+# writing into $TB_TMP/logs-CAP and tcpdump -s 128 at A's interface into
+# $TB_TMP/CAP.pcap; deter.ko is unloaded after.
+record_capture() {
+	local rec
+
+	rm -rf "$TB_TMP/logs-$2"
+	insmod "$top/deter.ko" 2>/dev/null
+	"$DETER" record -o "$TB_TMP/logs-$2" --port $((port + 1)) 2> "$TB_TMP/rec-$2.err" &
+	rec=$!
+	sleep 1
+	capture_start "$A" a0 "$2" "tcp port $((port + 1))" || return 1
+	workload "$1"
+	capture_stop
+	sleep 0.5
+	kill -INT $rec
+	wait $rec
+	rmmod deter
+}
+
 # recorder_start: deter record on the next workload's port, armed.
 recorder_start() {
 	rm -rf "$TB_TMP/logs-cpu"

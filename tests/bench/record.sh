@@ -30,17 +30,7 @@ busy_ns() {
 
 # --- storage
 for w in bulk rpc; do
-	rm -rf "$TB_TMP/logs-$w"
-	insmod "$top/deter.ko" 2>/dev/null
-	"$DETER" record -o "$TB_TMP/logs-$w" --port $((port + 1)) 2> "$TB_TMP/rec-$w.err" &
-	rec=$!
-	sleep 1
-	capture_start "$A" a0 "$w" "tcp port $((port + 1))" || exit 1
-	workload $w
-	capture_stop
-	sleep 0.5
-	kill -INT $rec
-	wait $rec
+	record_capture $w $w || exit 1
 	zstd -q -19 -f "$TB_TMP/$w.pcap" -o "$TB_TMP/$w.pcap.zst"
 	logs=$(cat "$TB_TMP/logs-$w"/*.dlog | wc -c)
 	pcap=$(stat -c %s "$TB_TMP/$w.pcap.zst")
@@ -53,7 +43,6 @@ for w in bulk rpc; do
 	logs=$(cat "$TB_TMP/logs-$w"/*.dlog | wc -c)
 	printf 'bench: storage %-4s compacted  %7d B / pcap -s 128 zstd -19 %8d B = %6.2f %%  (deter compact)\n' \
 		$w "$logs" "$pcap" "$(echo "100 * $logs / $pcap" | bc -l)"
-	rmmod deter
 done
 
 # timed off|on CMD...: CMD's guest CPU time, onto the array off or on.
