@@ -27,7 +27,7 @@ B := build
 # Modules unit tests link without a main().
 REC_OBJS := $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
-	    $(B)/recorder/rec_main.o
+	    $(B)/recorder/rec_main.o $(B)/recorder/rec_index.o
 # The packet corrector is written alongside; link it once it is there.
 CORR_OBJS := $(if $(wildcard replay/corrector.c),$(B)/replay/corrector.o)
 REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \

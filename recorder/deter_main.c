@@ -81,6 +81,8 @@ static const struct deter_cmd deter_cmds[] = {
 	  rec_cmd_show, rec_usage_show },
 	{ "compact", "compress logs again, for less disk",
 	  rec_cmd_compact, rec_usage_compact },
+	{ "index", "write a log directory's index anew",
+	  rec_cmd_index, rec_usage_index },
 	{ "replay", "replay one connection deterministically",
 	  replay_cmd_replay, replay_usage_replay },
 	{ "version", "print version information",

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "rec_conn.h"
+#include "rec_index.h"
 
 /* Buckets of the id hash; ids are a counter, so they spread evenly. */
 #define REC_TABLE_BUCKETS 4096
@@ -48,6 +49,7 @@ struct rec_table {
 	struct rec_conn *last;		/* the last one looked up */
 	char *dir, *host;
 	unsigned int written, incomplete;
+	unsigned int index_failed;	/* logs the index missed */
 };
 
 struct rec_table *rec_table_new(const char *dir, const char *host)
@@ -324,7 +326,7 @@ static void rec_conn_summarise(struct rec_conn *c)
 static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 			   uint32_t status, char **err)
 {
-	char *path = NULL;
+	char *path = NULL, *ierr = NULL;
 	int r;
 
 	if (!c->have_id) {
@@ -337,6 +339,12 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 	status |= c->status;
 	c->hdr.status = status;
 	r = rec_log_write(t->dir, &c->hdr, c->evs, c->nevs, c->states, &path, err);
+	if (!r && rec_index_add(path, &c->hdr, &ierr)) {
+		/* The log is there; deter ls reads its header instead. */
+		if (!t->index_failed++)
+			fprintf(stderr, "deter: record: %s (said once)\n", ierr);
+		free(ierr);
+	}
 	free(path);
 	if (!r) {
 		t->written++;

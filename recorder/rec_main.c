@@ -13,7 +13,6 @@
  * Logs never hold payload bytes: deter.ko never reads any.
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -28,6 +27,7 @@
 
 #include "deter_abi.h"
 #include "rec_conn.h"
+#include "rec_index.h"
 #include "rec_log.h"
 #include "rec_main.h"
 #include "rec_trace.h"
@@ -310,72 +310,36 @@ static void rec_time(char *buf, size_t len, uint64_t real_ns)
 	(void)len;
 }
 
-struct rec_entry {
-	char *path;
-	struct deter_log_header h;
+/* A log or index rec_dir_scan() could not read: said, and counted. */
+struct rec_scan_ctx {
+	const char *cmd;
+	int bad;
 };
 
-static int rec_entry_cmp(const void *a, const void *b)
+static void rec_scan_report_line(const char *msg, void *arg)
 {
-	const struct rec_entry *x = a, *y = b;
+	struct rec_scan_ctx *sc = arg;
 
-	if (x->h.real_ns != y->h.real_ns)
-		return x->h.real_ns < y->h.real_ns ? -1 : 1;
-	return x->h.conn < y->h.conn ? -1 : x->h.conn > y->h.conn;
+	fprintf(stderr, "deter: %s: %s\n", sc->cmd, msg);
+	sc->bad = 1;
 }
 
-/* Read every log header in @dir; bad ones are reported and counted. */
+/* Every log in @dir, oldest first; the unreadable ones reported in *bad. */
 static int rec_scan(const char *cmd, const char *dir, struct rec_entry **out,
 		    size_t *n, int *bad)
 {
-	struct rec_entry *e = NULL, *ne;
-	struct dirent *d;
-	size_t cap = 0;
+	struct rec_scan_ctx sc = { .cmd = cmd };
 	char *err = NULL;
-	DIR *dp;
-	int len;
+	int r;
 
-	*n = 0;
-	*bad = 0;
-	dp = opendir(dir);
-	if (!dp)
-		return rec_fail(cmd, "%s: %s", dir, strerror(errno));
-	while ((d = readdir(dp))) {
-		len = strlen(d->d_name);
-		if (len < 6 || d->d_name[0] == '.' || strcmp(d->d_name + len - 5, ".dlog"))
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			ne = realloc(e, cap * sizeof(*e));
-			if (!ne)
-				break;
-			e = ne;
-		}
-		if (asprintf(&e[*n].path, "%s/%s", dir, d->d_name) < 0)
-			break;
-		if (rec_log_read_header(e[*n].path, &e[*n].h, &err)) {
-			fprintf(stderr, "deter: %s: %s\n", cmd, err);
-			free(err);
-			err = NULL;
-			free(e[*n].path);
-			*bad = 1;
-			continue;
-		}
-		(*n)++;
+	r = rec_dir_scan(dir, out, n, NULL, rec_scan_report_line, &sc, &err);
+	if (r) {
+		rec_fail(cmd, "%s", err);
+		free(err);
+		return -1;
 	}
-	closedir(dp);
-	qsort(e, *n, sizeof(*e), rec_entry_cmp);
-	*out = e;
+	*bad = sc.bad;
 	return 0;
-}
-
-static void rec_entries_free(struct rec_entry *e, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(e[i].path);
-	free(e);
 }
 
 void rec_usage_ls(FILE *f)
@@ -962,6 +926,7 @@ void rec_usage_compact(FILE *f)
 static int rec_compact_one(const char *path, int level, size_t *n,
 			   size_t *before, size_t *after)
 {
+	struct deter_log_header h;
 	size_t b = 0, a = 0;
 	char *err = NULL;
 
@@ -973,6 +938,14 @@ static int rec_compact_one(const char *path, int level, size_t *n,
 	(*n)++;
 	*before += b;
 	*after += a;
+	if (a == b)
+		return 0;
+	/* Rewritten: its index record names the old file. */
+	if (rec_log_read_header(path, &h, &err) || rec_index_add(path, &h, &err)) {
+		rec_fail("compact", "%s (compacted, but not indexed)", err);
+		free(err);
+		return 1;
+	}
 	return 0;
 }
 
@@ -1037,4 +1010,57 @@ int rec_cmd_compact(int argc, char **argv)
 	       before, after, before ? 100.0 * after / before : 100.0,
 	       bad ? "; the ones named above left as they were" : "");
 	return bad ? 1 : 0;
+}
+
+void rec_usage_index(FILE *f)
+{
+	fprintf(f,
+		"usage: deter index [-d DIR]\n"
+		"\n"
+		"Write DIR/%s anew from the headers of the logs in DIR. deter record\n"
+		"and deter compact keep it up to date as they write logs; deter ls\n"
+		"and deter replay read it instead of every log. A log it does not\n"
+		"describe as the log is now is read directly, so this only saves\n"
+		"time: after copying logs in, or if the index was damaged.\n"
+		"\n"
+		"  -d, --dir DIR  log directory (default ./%s)\n",
+		REC_INDEX_NAME, REC_DEFAULT_DIR);
+}
+
+int rec_cmd_index(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rec_scan_ctx sc = { .cmd = "index" };
+	const char *dir = REC_DEFAULT_DIR;
+	char *err = NULL;
+	size_t n;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'h':
+			rec_usage_index(stdout);
+			return 0;
+		default:
+			return rec_usage_err("index", "bad option");
+		}
+	}
+	if (optind != argc)
+		return rec_usage_err("index", "unexpected argument '%s'", argv[optind]);
+	if (rec_index_rebuild(dir, &n, rec_scan_report_line, &sc, &err)) {
+		rec_fail("index", "%s", err);
+		free(err);
+		return 1;
+	}
+	printf("%s/%s: %zu log%s%s\n", dir, REC_INDEX_NAME, n, n == 1 ? "" : "s",
+	       sc.bad ? "; the ones named above left out" : "");
+	return sc.bad;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Interface for the recording side's subcommands of deter: record, ls
- * and show. Each takes its argv (argv[0] = the subcommand), prints, and
+ * Interface for the recording side's subcommands of deter: record, ls,
+ * show, compact and index. Each takes its argv (argv[0] = the subcommand), prints, and
  * returns the exit status (0 ok, 1 failure, 2 usage).
  */
 #ifndef _REC_MAIN_H
@@ -13,7 +13,9 @@ int rec_cmd_record(int argc, char **argv);
 int rec_cmd_ls(int argc, char **argv);
 int rec_cmd_show(int argc, char **argv);
 int rec_cmd_compact(int argc, char **argv);
+int rec_cmd_index(int argc, char **argv);
 void rec_usage_compact(FILE *f);
+void rec_usage_index(FILE *f);
 void rec_usage_record(FILE *f);
 void rec_usage_ls(FILE *f);
 void rec_usage_show(FILE *f);

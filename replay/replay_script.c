@@ -31,11 +31,11 @@
  * segments (GRO) stands for packets idx .. idx + c - 1; NET CE events
  * mark [a, a + b) of packets that already arrived.
  */
+#include "rec_index.h"
 #include "rec_log.h"
 #include "replay_script.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,57 +219,46 @@ void replay_pair_free(struct replay_pair *pair)
  *
  * Return: 0, or -1 with *err set (none or more than one found).
  */
+/* Logs of @dir the peer lookup could not read: counted, not fatal. */
+static void replay_pair_skip(const char *msg, void *arg)
+{
+	(void)msg;
+	(*(unsigned int *)arg)++;
+}
+
 int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 			  char **err)
 {
-	struct deter_log_header h, o;
+	struct deter_log_header h;
 	struct stat self, st;
-	char s[32], d[32], *p = NULL, *cand;
+	char s[32], d[32], *p = NULL;
 	unsigned int hits = 0, bad = 0;
-	struct dirent *de;
-	size_t len;
-	DIR *dp;
+	struct rec_entry *e;
+	size_t n, i;
 
 	*peer = NULL;
 	if (rec_log_read_header(path, &h, err))
 		return -1;
 	if (stat(path, &self))
 		return rec_err(err, "%s: %s", path, strerror(errno));
-	dp = opendir(dir);
-	if (!dp)
-		return rec_err(err, "%s: %s", dir, strerror(errno));
-	while ((de = readdir(dp))) {
-		len = strlen(de->d_name);
-		if (len < 6 || de->d_name[0] == '.' || strcmp(de->d_name + len - 5, ".dlog"))
+	/* The directory's index has the headers: one file read, not all. */
+	if (rec_dir_scan(dir, &e, &n, NULL, replay_pair_skip, &bad, err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!replay_hdr_peer(&h, &e[i].h))
 			continue;
-		if (asprintf(&cand, "%s/%s", dir, de->d_name) < 0) {
-			closedir(dp);
-			free(p);
-			return rec_err(err, "out of memory");
-		}
-		if (stat(cand, &st) || (st.st_dev == self.st_dev && st.st_ino == self.st_ino)) {
-			free(cand);
+		if (!stat(e[i].path, &st) && st.st_dev == self.st_dev &&
+		    st.st_ino == self.st_ino)
 			continue;
-		}
-		if (rec_log_read_header(cand, &o, NULL)) {
-			bad++;
-			free(cand);
-			continue;
-		}
-		if (!replay_hdr_peer(&h, &o)) {
-			free(cand);
-			continue;
-		}
 		hits++;
-		free(p);
-		p = cand;
+		p = e[i].path;
 	}
-	closedir(dp);
 	if (hits == 1) {
-		*peer = p;
-		return 0;
+		*peer = strdup(p);
+		rec_entries_free(e, n);
+		return *peer ? 0 : rec_err(err, "out of memory");
 	}
-	free(p);
+	rec_entries_free(e, n);
 	replay_addr(s, sizeof(s), h.saddr, h.sport);
 	replay_addr(d, sizeof(d), h.daddr, h.dport);
 	if (hits)

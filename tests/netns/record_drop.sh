@@ -82,9 +82,16 @@ read -r a_iss a_irs < <(isn "$TB_TMP/a.show")
 read -r b_iss b_irs < <(isn "$TB_TMP/b.show")
 [ -n "$a_iss" ] && [ "$a_iss" = "$b_irs" ] && [ "$a_irs" = "$b_iss" ]
 check_err $? "ISNs do not pair up: A $a_iss/$a_irs B $b_iss/$b_irs"
-modes=$(stat -c %a "$LOGS"/*.dlog | sort -u)
+modes=$(stat -c %a "$LOGS"/*.dlog "$LOGS/index" | sort -u)
 [ "$modes" = 600 ]
-check_err $? "log files have mode $modes, not 600"
+check_err $? "log files and index have mode $modes, not 600"
+# deter record indexed both logs: deter ls lists the same without the index.
+[ "$(stat -c %s "$LOGS/index")" -eq $((16 + 2 * 248)) ]
+check_err $? "the index does not hold two records: $(stat -c %s "$LOGS/index") bytes"
+mv "$LOGS/index" "$TB_TMP/index"
+"$DETER" ls -d "$LOGS" --json | diff - "$TB_TMP/ls.json" > /dev/null
+check_err $? "deter ls without the index differs from with it"
+mv "$TB_TMP/index" "$LOGS/index"
 log_test $CHECK_RC "record_drop: both ends recorded, complete, paired"
 
 # --- socket calls: deter's (call, bytes asked, result) == strace's

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The index of a log directory.
+ *
+ * DIR/index holds the header of every log deter wrote into DIR, so that
+ * deter ls, and deter replay looking for a connection's other end, read
+ * one file instead of opening every log:
+ *
+ *   "DETERIDX" | version u32 | record length u32 | record | record | ...
+ *   record = the log's header | its file's size u64 | its mtime, ns s64
+ *
+ * deter record appends a record for each log it writes, deter compact for
+ * each log it rewrites (O_APPEND, under flock(), 0600); deter index writes
+ * the file anew from the logs. A record speaks for its log only while the
+ * log's file has the size and mtime it names (a connection's log that was
+ * rewritten has a record for each version; the current one's counts).
+ * Every other log in DIR (written by an older deter,
+ * copied in, changed since) has its header read from the log itself, and
+ * a record whose log is gone lists nothing: a stale, damaged or missing
+ * index costs time, never a wrong listing. A record cut short at the end
+ * (a writer killed mid-append) is ignored, and cut off by the next append.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rec_index.h"
+#include "rec_log.h"
+
+static int64_t rec_index_mtime(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* DIR/index for the directory of @path (a log), malloc'd. */
+static char *rec_index_path_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *p;
+
+	if (!slash)
+		return strdup(REC_INDEX_NAME);
+	if (asprintf(&p, "%.*s/%s", (int)(slash - path), path, REC_INDEX_NAME) < 0)
+		return NULL;
+	return p;
+}
+
+static int rec_index_hdr_ok(const struct rec_index_hdr *ih)
+{
+	return !memcmp(ih->magic, REC_INDEX_MAGIC, sizeof(ih->magic)) &&
+	       ih->version == REC_INDEX_VERSION &&
+	       ih->rec_len == sizeof(struct rec_index_rec);
+}
+
+/* What is wrong with an index's first bytes, for an error message. */
+static const char *rec_index_hdr_why(const struct rec_index_hdr *ih, size_t got)
+{
+	if (got < sizeof(*ih))
+		return "truncated header";
+	if (memcmp(ih->magic, REC_INDEX_MAGIC, sizeof(ih->magic)))
+		return "not a deter index (bad magic)";
+	if (ih->version != REC_INDEX_VERSION)
+		return "unknown index version";
+	return "unexpected record length";
+}
+
+/**
+ * rec_index_add() - index a log just written
+ * @path: the log; the index is the one of its directory
+ * @h: its header, as written
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set (the log itself is not affected).
+ */
+int rec_index_add(const char *path, const struct deter_log_header *h,
+		  char **err)
+{
+	struct rec_index_hdr ih = { .version = REC_INDEX_VERSION,
+				    .rec_len = sizeof(struct rec_index_rec) };
+	struct rec_index_rec r = { .h = *h };
+	char *ipath = rec_index_path_of(path);
+	struct stat st, ist;
+	int fd = -1, ret = -1;
+	off_t at;
+
+	if (!ipath)
+		return rec_err(err, "out of memory");
+	if (stat(path, &st)) {
+		rec_err(err, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	r.size = st.st_size;
+	r.mtime_ns = rec_index_mtime(&st);
+	fd = open(ipath, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) || fstat(fd, &ist)) {
+		rec_err(err, "%s: %s", ipath, strerror(errno));
+		goto out;
+	}
+	if (!ist.st_size) {
+		memcpy(ih.magic, REC_INDEX_MAGIC, sizeof(ih.magic));
+		if (write(fd, &ih, sizeof(ih)) != (ssize_t)sizeof(ih)) {
+			rec_err(err, "%s: %s", ipath, strerror(errno));
+			goto out;
+		}
+	} else {
+		ssize_t got = pread(fd, &ih, sizeof(ih), 0);
+
+		if (got < 0 || (size_t)got < sizeof(ih) || !rec_index_hdr_ok(&ih)) {
+			rec_err(err, "%s:0: %s; left as it is (deter index writes it anew)",
+				ipath, got < 0 ? strerror(errno) :
+				rec_index_hdr_why(&ih, got));
+			goto out;
+		}
+		/* A record a killed writer left half-written goes. */
+		at = (ist.st_size - sizeof(ih)) % sizeof(r);
+		if (at && ftruncate(fd, ist.st_size - at)) {
+			rec_err(err, "%s: %s", ipath, strerror(errno));
+			goto out;
+		}
+	}
+	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r)) {
+		rec_err(err, "%s: %s", ipath, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(ipath);
+	return ret;
+}
+
+/* The index's records, sorted by connection id. */
+struct rec_index_map {
+	struct rec_index_rec *r;
+	size_t n;
+};
+
+static int rec_index_rec_cmp(const void *a, const void *b)
+{
+	const struct rec_index_rec *x = a, *y = b;
+
+	return x->h.conn < y->h.conn ? -1 : x->h.conn > y->h.conn;
+}
+
+static void rec_index_map_free(struct rec_index_map *m)
+{
+	free(m->r);
+	m->r = NULL;
+	m->n = 0;
+}
+
+/*
+ * Read @dir's index into @m; none (an empty map) when there is none or
+ * it cannot be used, which is reported. Return: -1 only out of memory.
+ */
+static int rec_index_load(const char *dir, struct rec_index_map *m,
+			  rec_scan_report report, void *arg)
+{
+	struct rec_index_hdr ih;
+	char *ipath, *msg;
+	size_t nrec;
+	struct stat st;
+	ssize_t got;
+	FILE *f;
+
+	m->r = NULL;
+	m->n = 0;
+	if (asprintf(&ipath, "%s/%s", dir, REC_INDEX_NAME) < 0)
+		return -1;
+	f = fopen(ipath, "rb");
+	if (!f) {
+		if (errno != ENOENT && asprintf(&msg, "%s: %s; reading every log's header",
+						ipath, strerror(errno)) >= 0) {
+			report(msg, arg);
+			free(msg);
+		}
+		free(ipath);
+		return 0;
+	}
+	got = fread(&ih, 1, sizeof(ih), f);
+	if (fstat(fileno(f), &st) || (size_t)got < sizeof(ih) || !rec_index_hdr_ok(&ih)) {
+		if (asprintf(&msg, "%s:0: %s; reading every log's header", ipath,
+			     rec_index_hdr_why(&ih, got)) >= 0) {
+			report(msg, arg);
+			free(msg);
+		}
+		goto done;
+	}
+	nrec = (st.st_size - sizeof(ih)) / sizeof(*m->r);
+	m->r = malloc((nrec ? nrec : 1) * sizeof(*m->r));
+	if (!m->r) {
+		fclose(f);
+		free(ipath);
+		return -1;
+	}
+	m->n = fread(m->r, sizeof(*m->r), nrec, f);
+	qsort(m->r, m->n, sizeof(*m->r), rec_index_rec_cmp);
+done:
+	fclose(f);
+	free(ipath);
+	return 0;
+}
+
+/* A record that still speaks for its log, whose file has @st. */
+static int rec_index_rec_ok(const struct rec_index_rec *r, const struct stat *st)
+{
+	return r->size == (uint64_t)st->st_size &&
+	       r->mtime_ns == rec_index_mtime(st) &&
+	       !memcmp(r->h.magic, DETER_LOG_MAGIC, sizeof(r->h.magic)) &&
+	       r->h.version >= DETER_ABI_VERSION_MIN &&
+	       r->h.version <= DETER_ABI_VERSION &&
+	       r->h.header_len == sizeof(r->h) &&
+	       r->size == sizeof(r->h) + (uint64_t)r->h.body_len &&
+	       !r->h.cc[sizeof(r->h.cc) - 1] && !r->h.host[sizeof(r->h.host) - 1];
+}
+
+/*
+ * The record of connection @conn that speaks for its log as @st finds
+ * it now (of several, the one written for this version of the file).
+ */
+static const struct deter_log_header *
+rec_index_find(const struct rec_index_map *m, uint64_t conn, const struct stat *st)
+{
+	struct rec_index_rec key = { .h.conn = conn };
+	const struct rec_index_rec *r;
+
+	if (!m->n || !conn)
+		return NULL;
+	r = bsearch(&key, m->r, m->n, sizeof(*r), rec_index_rec_cmp);
+	if (!r)
+		return NULL;
+	while (r > m->r && r[-1].h.conn == conn)
+		r--;
+	for (; r < m->r + m->n && r->h.conn == conn; r++)
+		if (rec_index_rec_ok(r, st))
+			return &r->h;
+	return NULL;
+}
+
+/* The connection id of a log named as deter record names them, or 0. */
+static uint64_t rec_index_name_conn(const char *name)
+{
+	unsigned long long conn;
+	int len = 0;
+
+	if (sscanf(name, "%16llx.dlog%n", &conn, &len) != 1 || len != 21 || name[len] ||
+	    strspn(name, "0123456789abcdef") != 16)
+		return 0;
+	return conn;
+}
+
+static int rec_entry_cmp(const void *a, const void *b)
+{
+	const struct rec_entry *x = a, *y = b;
+
+	if (x->h.real_ns != y->h.real_ns)
+		return x->h.real_ns < y->h.real_ns ? -1 : 1;
+	return x->h.conn < y->h.conn ? -1 : x->h.conn > y->h.conn;
+}
+
+static int rec_scan(const char *dir, int use_index, struct rec_entry **out,
+		    size_t *n, size_t *from_index, struct stat **stats,
+		    rec_scan_report report, void *arg, char **err)
+{
+	struct rec_index_map m = { 0 };
+	const struct deter_log_header *ih;
+	struct rec_entry *e = NULL, *ne;
+	struct stat st, *sts = NULL, *ns;
+	char *rerr = NULL;
+	struct dirent *d;
+	size_t cap = 0, len;
+	DIR *dp;
+
+	*n = 0;
+	if (from_index)
+		*from_index = 0;
+	dp = opendir(dir);
+	if (!dp)
+		return rec_err(err, "%s: %s", dir, strerror(errno));
+	if (use_index && rec_index_load(dir, &m, report, arg))
+		goto oom;
+	while ((d = readdir(dp))) {
+		len = strlen(d->d_name);
+		if (len < 6 || d->d_name[0] == '.' || strcmp(d->d_name + len - 5, ".dlog"))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			ne = realloc(e, cap * sizeof(*e));
+			if (!ne)
+				goto oom;
+			e = ne;
+			if (stats) {
+				ns = realloc(sts, cap * sizeof(*sts));
+				if (!ns)
+					goto oom;
+				sts = ns;
+			}
+		}
+		if (asprintf(&e[*n].path, "%s/%s", dir, d->d_name) < 0)
+			goto oom;
+		if (stat(e[*n].path, &st)) {
+			rec_err(&rerr, "%s: %s", e[*n].path, strerror(errno));
+		} else {
+			ih = rec_index_find(&m, rec_index_name_conn(d->d_name), &st);
+			if (ih) {
+				e[*n].h = *ih;
+				if (from_index)
+					(*from_index)++;
+			} else if (rec_log_read_header(e[*n].path, &e[*n].h, &rerr)) {
+				rerr = rerr ? rerr : strdup("unreadable log");
+			}
+		}
+		if (rerr) {
+			report(rerr, arg);
+			free(rerr);
+			rerr = NULL;
+			free(e[*n].path);
+			continue;
+		}
+		if (stats)
+			sts[*n] = st;
+		(*n)++;
+	}
+	closedir(dp);
+	rec_index_map_free(&m);
+	if (!stats)
+		qsort(e, *n, sizeof(*e), rec_entry_cmp);
+	else
+		*stats = sts;
+	*out = e;
+	return 0;
+oom:
+	closedir(dp);
+	rec_index_map_free(&m);
+	rec_entries_free(e, *n);
+	free(sts);
+	*n = 0;
+	return rec_err(err, "out of memory");
+}
+
+/**
+ * rec_dir_scan() - every log of a directory, with its header
+ * @dir: the directory
+ * @out: the logs, oldest first (rec_entries_free() them)
+ * @n: how many
+ * @from_index: if not NULL, how many of them the index gave
+ * @report: called with a line for each log (or index) that could not be
+ *	read; the scan leaves it out and goes on
+ * @arg: for @report
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set (@dir unreadable, out of memory).
+ */
+int rec_dir_scan(const char *dir, struct rec_entry **out, size_t *n,
+		 size_t *from_index, rec_scan_report report, void *arg,
+		 char **err)
+{
+	return rec_scan(dir, 1, out, n, from_index, NULL, report, arg, err);
+}
+
+/**
+ * rec_index_rebuild() - write @dir's index anew from its logs' headers
+ * @dir: the directory
+ * @n: set to how many logs it indexes
+ * @report: called for each log that could not be read (left out)
+ * @arg: for @report
+ * @err: the error message
+ *
+ * Written to a temporary file renamed over the old index: a reader sees
+ * the old one or the new one.
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
+		      void *arg, char **err)
+{
+	struct rec_index_hdr ih = { .version = REC_INDEX_VERSION,
+				    .rec_len = sizeof(struct rec_index_rec) };
+	struct rec_entry *e = NULL;
+	struct stat *sts = NULL;
+	char *tmp = NULL, *dst = NULL;
+	int fd = -1, ret = -1;
+	FILE *f = NULL;
+	size_t i;
+
+	memcpy(ih.magic, REC_INDEX_MAGIC, sizeof(ih.magic));
+	if (rec_scan(dir, 0, &e, n, NULL, &sts, report, arg, err))
+		return -1;
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, REC_INDEX_NAME) < 0 ||
+	    asprintf(&dst, "%s/%s", dir, REC_INDEX_NAME) < 0) {
+		rec_err(err, "out of memory");
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0600)) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	f = fdopen(fd, "wb");
+	if (!f) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	fwrite(&ih, sizeof(ih), 1, f);
+	for (i = 0; i < *n; i++) {
+		struct rec_index_rec r = {
+			.h = e[i].h,
+			.size = sts[i].st_size,
+			.mtime_ns = rec_index_mtime(&sts[i]),
+		};
+
+		fwrite(&r, sizeof(r), 1, f);
+	}
+	if (fflush(f) || ferror(f) || fsync(fileno(f))) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fclose(f)) {
+		f = NULL;
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	f = NULL;
+	if (rename(tmp, dst)) {
+		rec_err(err, "%s: %s", dst, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	if (ret && tmp)
+		unlink(tmp);
+	free(tmp);
+	free(dst);
+	rec_entries_free(e, *n);
+	free(sts);
+	return ret;
+}
+
+void rec_entries_free(struct rec_entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(e[i].path);
+	free(e);
+}
