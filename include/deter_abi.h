@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 8,
+	DETER_ABI_VERSION = 9,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
@@ -28,7 +28,9 @@ enum {
 	 * samples against the clock, with a stream of their own. 7 splits
 	 * the clock deltas' low bytes from the rest, another stream. 8
 	 * puts a clock delta in one of three pairs of streams by what came
-	 * before it: a segment, a lock, anything else.
+	 * before it: a segment, a lock, anything else. 9 lets a body be
+	 * several chunks, each in a zstd frame of its own, encoded as 8
+	 * encodes a body with the context going on from chunk to chunk.
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };

@@ -4,11 +4,16 @@
  *
  * deter.ko numbers every event of a connection 1, 2, 3, ... (identity,
  * events, checkpoints and the final summary alike). The table collects a
- * connection's events until it holds the summary and exactly as many
- * records as the summary's sequence number, then writes the log:
+ * connection's events, encoding them into its log as soon as 4096 follow
+ * the last encoded without a hole (rec_conn_encode(): memory stays
+ * bounded however long the connection lives), until it holds the summary
+ * and exactly as many records as the summary's sequence number, then
+ * writes the log:
  *
- *   event --> conn = lookup(id) --> append --> complete? --> sort by seq,
- *                                                            write, free
+ *   event --> conn = lookup(id) --> append --> 4096 in order? --> encode
+ *                                      |
+ *                                      +--> complete? --> sort by seq,
+ *                                                         encode, write
  *
  * When recording stops, what is left is written too, marked incomplete:
  * not closed, or with events lost (records < highest sequence seen).
@@ -22,6 +27,14 @@
 
 #include "rec_conn.h"
 #include "rec_index.h"
+
+/*
+ * Events a connection holds before they are encoded (rec_conn_encode());
+ * a hole in their sequence may hold back 64 times as many.
+ */
+size_t rec_conn_chunk_events = 4096;
+#define REC_CONN_CHUNK		rec_conn_chunk_events
+#define REC_CONN_PENDING_MAX	(64 * REC_CONN_CHUNK)
 
 /* Buckets of the id hash; ids are a counter, so they spread evenly. */
 #define REC_TABLE_BUCKETS 4096
@@ -41,6 +54,13 @@ struct rec_conn {
 	int discard;			/* a handshake's losing duplicate */
 	uint32_t status;		/* DETER_LOG_* bits its events set */
 	uint64_t first_ts, last_ts;	/* trace timestamps, ns */
+	/* What went into the log already (rec_conn_encode()). */
+	struct rec_log_writer *w;	/* the log being written, once begun */
+	uint32_t enc_seq;		/* the last sequence number encoded */
+	uint32_t id_seq;		/* the identity's: no event has it */
+	uint64_t gaps, late;		/* NET GAP and LATE counts */
+	struct rec_state last;		/* the last STATE's values */
+	int have_last;
 };
 
 struct rec_table {
@@ -50,6 +70,7 @@ struct rec_table {
 	char *dir, *host;
 	unsigned int written, incomplete;
 	unsigned int index_failed;	/* logs the index missed */
+	char *err;			/* why adding events failed */
 };
 
 struct rec_table *rec_table_new(const char *dir, const char *host)
@@ -69,6 +90,7 @@ struct rec_table *rec_table_new(const char *dir, const char *host)
 
 static void rec_conn_free(struct rec_conn *c)
 {
+	rec_log_writer_free(c->w);
 	free(c->evs);
 	free(c->states);
 	free(c);
@@ -88,6 +110,7 @@ void rec_table_free(struct rec_table *t)
 		}
 	free(t->dir);
 	free(t->host);
+	free(t->err);
 	free(t);
 }
 
@@ -136,6 +159,7 @@ int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
 
 	if (!c)
 		return -1;
+	c->id_seq = id->seq;
 	h = &c->hdr;
 	h->conn = conn;
 	h->real_ns = id->real_ns;
@@ -157,6 +181,30 @@ int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
 	snprintf(h->host, sizeof(h->host), "%s", t->host);
 	c->have_id = 1;
 	return 0;
+}
+
+static int rec_conn_encode(struct rec_table *t, struct rec_conn *c, int all,
+			   char **err);
+
+/**
+ * rec_table_error() - why rec_table_events() or rec_table_state() failed
+ * @t: the table
+ *
+ * Return: the message, or NULL for out of memory.
+ */
+const char *rec_table_error(const struct rec_table *t)
+{
+	return t->err;
+}
+
+/* Encode what @c holds once that is a chunk's worth. */
+static int rec_conn_maybe_encode(struct rec_table *t, struct rec_conn *c)
+{
+	if (c->nevs < REC_CONN_CHUNK)
+		return 0;
+	free(t->err);
+	t->err = NULL;
+	return rec_conn_encode(t, c, 0, &t->err);
 }
 
 /* Append @n events to @c's. */
@@ -207,7 +255,9 @@ int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 	if (!c)
 		return -1;
 	c->status |= status;
-	return rec_conn_push(c, ev, n);
+	if (rec_conn_push(c, ev, n))
+		return -1;
+	return rec_conn_maybe_encode(t, c);
 }
 
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
@@ -238,7 +288,9 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 	}
 	ev.a = c->nstates;
 	c->states[c->nstates++] = *st;
-	return rec_conn_push(c, &ev, 1);
+	if (rec_conn_push(c, &ev, 1))
+		return -1;
+	return rec_conn_maybe_encode(t, c);
 }
 
 /* Free @c, unhashed already. */
@@ -288,39 +340,106 @@ static void rec_ev_sort(struct rec_ev *ev, size_t n)
 	}
 }
 
-/* Summaries for deter ls, from the events and the final state. */
-static void rec_conn_summarise(struct rec_conn *c)
+/* Count @n events about to be encoded into @c's summaries for deter ls. */
+static void rec_conn_account(struct rec_conn *c, const struct rec_ev *evs, size_t n)
 {
 	struct deter_log_header *h = &c->hdr;
-	const struct rec_state *last = NULL;
-	uint64_t gaps = 0, late = 0;
 	size_t i;
 
-	for (i = 0; i < c->nevs; i++) {
-		const struct rec_ev *e = &c->evs[i];
+	for (i = 0; i < n; i++) {
+		const struct rec_ev *e = &evs[i];
 
-		if (e->type == DETER_EV_STATE)
-			last = &c->states[e->a];
+		if (e->type == DETER_EV_STATE) {
+			c->last = c->states[e->a];
+			c->have_last = 1;
+		}
 		if (e->type != DETER_EV_NET)
 			continue;
 		if (e->sub == DETER_NET_GAP) {
-			gaps += e->b;
+			c->gaps += e->b;
 		} else if (e->sub == DETER_NET_LATE) {
-			late += e->b;
+			c->late += e->b;
 			h->reorders++;
 		} else if (e->sub == DETER_NET_CE) {
 			h->ce_marks += e->b;
 		}
 	}
-	h->drops = gaps > late ? gaps - late : 0;
-	if (last) {
-		h->total_retrans = last->v[DETER_ST_TOTAL_RETRANS];
-		h->total_rto = last->v[DETER_ST_TOTAL_RTO];
-		h->zero_wnd = last->v[DETER_ST_RX_ZERO_WND];
-		h->bytes_acked = last->v[DETER_ST_BYTES_ACKED];
-		h->bytes_received = last->v[DETER_ST_BYTES_RECEIVED];
+}
+
+/* Summaries for deter ls, from the events and the final state. */
+static void rec_conn_summarise(struct rec_conn *c)
+{
+	struct deter_log_header *h = &c->hdr;
+
+	h->drops = c->gaps > c->late ? c->gaps - c->late : 0;
+	if (c->have_last) {
+		h->total_retrans = c->last.v[DETER_ST_TOTAL_RETRANS];
+		h->total_rto = c->last.v[DETER_ST_TOTAL_RTO];
+		h->zero_wnd = c->last.v[DETER_ST_RX_ZERO_WND];
+		h->bytes_acked = c->last.v[DETER_ST_BYTES_ACKED];
+		h->bytes_received = c->last.v[DETER_ST_BYTES_RECEIVED];
 	}
 	h->duration_ns = c->last_ts - c->first_ts;
+}
+
+/*
+ * Encode @c's events that can be: all of them (@all: the connection is
+ * being written), or those that follow the last encoded in sequence
+ * without a hole (the identity's number aside), REC_CONN_CHUNK or more
+ * at a time. A hole that holds REC_CONN_PENDING_MAX events back is taken
+ * for lost: what is behind it is encoded, the log marked incomplete, and
+ * the missing events, should they come late, dropped. What is encoded
+ * leaves memory (the log writer keeps it compressed, or on disk), so a
+ * connection costs the recorder about the same however long it lives.
+ */
+static int rec_conn_encode(struct rec_table *t, struct rec_conn *c, int all,
+			   char **err)
+{
+	size_t n, i, keep;
+	uint32_t next;
+
+	rec_ev_sort(c->evs, c->nevs);
+	/* Events that came after their hole was given up on: lost. */
+	for (i = 0; i < c->nevs && c->w && c->evs[i].seq <= c->enc_seq; i++)
+		c->status |= DETER_LOG_LOST_EVENTS;
+	if (i) {
+		memmove(c->evs, c->evs + i, (c->nevs - i) * sizeof(*c->evs));
+		c->nevs -= i;
+	}
+	n = c->nevs;
+	if (!all && n < REC_CONN_PENDING_MAX) {
+		next = c->enc_seq + 1;
+		for (n = 0; n < c->nevs; n++, next++) {
+			if (next == c->id_seq)
+				next++;
+			if (c->evs[n].seq != next)
+				break;
+		}
+		if (n < REC_CONN_CHUNK)
+			return 0;
+	} else if (!all) {
+		c->status |= DETER_LOG_LOST_EVENTS;
+	}
+	if (!c->w) {
+		c->w = rec_log_writer_new();
+		if (!c->w)
+			return rec_err(err, "out of memory");
+	}
+	rec_conn_account(c, c->evs, n);
+	if (rec_log_writer_add(c->w, t->dir, c->conn, c->evs, n, c->states, err))
+		return -1;
+	if (n)
+		c->enc_seq = c->evs[n - 1].seq;
+	memmove(c->evs, c->evs + n, (c->nevs - n) * sizeof(*c->evs));
+	c->nevs -= n;
+	/* The states the events left still index, renumbered from 0. */
+	for (i = 0, keep = 0; i < c->nevs; i++)
+		if (c->evs[i].type == DETER_EV_STATE) {
+			c->states[keep] = c->states[c->evs[i].a];
+			c->evs[i].a = keep++;
+		}
+	c->nstates = keep;
+	return 0;
 }
 
 static int rec_table_write(struct rec_table *t, struct rec_conn *c,
@@ -334,11 +453,13 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 		snprintf(c->hdr.host, sizeof(c->hdr.host), "%s", t->host);
 		status |= DETER_LOG_NO_IDENTITY;
 	}
-	rec_ev_sort(c->evs, c->nevs);
+	r = rec_conn_encode(t, c, 1, err);
+	if (r)
+		return r;
 	rec_conn_summarise(c);
 	status |= c->status;
 	c->hdr.status = status;
-	r = rec_log_write(t->dir, &c->hdr, c->evs, c->nevs, c->states, &path, err);
+	r = rec_log_writer_finish(c->w, t->dir, &c->hdr, &path, err);
 	if (!r && rec_index_add(path, &c->hdr, &ierr)) {
 		/* The log is there; deter ls reads its header instead. */
 		if (!t->index_failed++)

@@ -31,6 +31,9 @@ int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 		     const struct rec_ev *ev, size_t n);
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 		    uint32_t seq, int final, const struct rec_state *st);
+const char *rec_table_error(const struct rec_table *t);
+/* Events a connection holds before they are encoded; a test knob. */
+extern size_t rec_conn_chunk_events;
 int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 		    char **err);
 void rec_table_counts(const struct rec_table *t, unsigned int *written,

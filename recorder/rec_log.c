@@ -2,7 +2,8 @@
 /*
  * Connection logs: encode a connection's events compactly, decode strictly.
  *
- * A log is a struct deter_log_header followed by one zstd frame. Inside,
+ * A log is a struct deter_log_header followed by one zstd frame (format
+ * 9: one or more, see below). Inside,
  * each record is a tag byte (event type << 4 | sub) and a type-specific
  * payload of varints, most of them deltas against what the decoder can
  * predict:
@@ -42,6 +43,13 @@
  *              sequence + 1 (and, for RX, the expected idx)
  *   SEQGAP     g: the next record's sequence number is the last + g + 2
  *              (otherwise it is the last + 1)
+ *
+ * Format 9 cuts the body into chunks, each such a body (stream lengths,
+ * then streams) of the events since the last chunk, in a zstd frame of
+ * its own; the context (previous event, clock ring, dictionary, ...) goes
+ * on from one chunk to the next. deter record writes a chunk per 64 KiB
+ * encoded (rec_log_writer_add()), so it holds no connection whole;
+ * deter compact makes the body one chunk again.
  *
  * The body (format 8) is RS_MAX streams, their lengths (varints) first:
  * the tags in one, run lengths and sequence gaps in another, each kind's
@@ -543,34 +551,93 @@ static int rec_log_nstreams(unsigned int version)
 	       version >= 6 ? RS_CLKHI : RS_SMPREF;
 }
 
-/**
- * rec_log_encode_v() - rec_log_encode() in format @version, 6 to 8
- * @evs: events sorted by sequence number
- * @n: how many
- * @states: the values STATE events index
- * @version: the log format; older ones for tests of the decoder
- * @out: the body, malloc'd
- * @len: its length
- * @err: the error message
- *
- * Return: 0, or -1 with *err set.
+/*
+ * An encoder: the context and streams carried from one call of
+ * rec_log_enc_add() to the next. Format 9 cuts a connection's body into
+ * chunks (rec_log_enc_chunk()), each its streams' lengths and the
+ * streams, with the context going on across them, so that the recorder
+ * need not hold a long connection's events until it closes.
  */
-int rec_log_encode_v(const struct rec_ev *evs, size_t n,
-		     const struct rec_state *states, unsigned int version,
-		     uint8_t **out, size_t *len, char **err)
+struct rec_log_enc {
+	unsigned int version;
+	struct rec_log_ctx c;
+	struct rec_buf bs[RS_MAX];
+	uint64_t run;		/* events the open RUN stands for */
+	size_t raw;		/* bytes in bs */
+};
+
+/**
+ * rec_log_enc_new() - an encoder of log format @version, 6 to
+ *	DETER_ABI_VERSION
+ * @version: the format; older ones for tests of the decoder
+ *
+ * Return: the encoder (rec_log_enc_free() it), or NULL (out of memory or
+ * a format it cannot write).
+ */
+struct rec_log_enc *rec_log_enc_new(unsigned int version)
 {
-	struct rec_log_ctx *c;
-	struct rec_buf bs[RS_MAX] = { 0 }, body = { 0 }, *b;
-	int k, nrd = rec_log_nstreams(version), r = 0;
-	uint64_t run = 0;
-	size_t i;
+	struct rec_log_enc *enc;
 
 	if (version < 6 || version > DETER_ABI_VERSION)
-		return rec_err(err, "cannot encode log format %u", version);
-	c = calloc(1, sizeof(*c));
+		return NULL;
+	enc = calloc(1, sizeof(*enc));
+	if (enc)
+		enc->version = version;
+	return enc;
+}
 
-	if (!c)
-		return rec_err(err, "out of memory");
+void rec_log_enc_free(struct rec_log_enc *enc)
+{
+	int k;
+
+	if (!enc)
+		return;
+	for (k = 0; k < RS_MAX; k++)
+		free(enc->bs[k].p);
+	free(enc);
+}
+
+/* Bytes rec_log_enc_chunk() would return now, but for the lengths. */
+size_t rec_log_enc_pending(const struct rec_log_enc *enc)
+{
+	return enc->raw;
+}
+
+/* Close the open RUN, if any. */
+static int rec_log_enc_run_end(struct rec_log_enc *enc)
+{
+	int r = 0;
+
+	if (enc->run) {
+		r |= rec_buf_byte(&enc->bs[RS_TAG], REC_LOG_RUN << 4);
+		r |= rec_buf_varint(&enc->bs[RS_MISC], enc->run);
+		enc->run = 0;
+	}
+	return r;
+}
+
+/**
+ * rec_log_enc_add() - encode more of a connection's events
+ * @enc: the encoder
+ * @evs: events sorted by sequence number, all after the last ones added
+ * @n: how many
+ * @states: the values their STATE events index
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set (an event the format cannot hold; the
+ * encoder is then unusable).
+ */
+int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
+		    const struct rec_state *states, char **err)
+{
+	struct rec_log_ctx *c = &enc->c;
+	struct rec_buf *bs = enc->bs, *b;
+	unsigned int version = enc->version;
+	size_t i, before = 0;
+	int k, r = 0;
+
+	for (k = 0; k < RS_MAX; k++)
+		before += bs[k].len;
 	for (i = 0; i < n && !r; i++) {
 		const struct rec_ev *e = &evs[i];
 		const struct rec_state *st = NULL;
@@ -579,15 +646,11 @@ int rec_log_encode_v(const struct rec_ev *evs, size_t n,
 		if (e->type == DETER_EV_STATE)
 			st = &states[e->a];
 		if (rec_log_runnable(c, e)) {
-			run++;
+			enc->run++;
 			rec_log_ctx_after(c, e, st);
 			continue;
 		}
-		if (run) {
-			r |= rec_buf_byte(&bs[RS_TAG], REC_LOG_RUN << 4);
-			r |= rec_buf_varint(&bs[RS_MISC], run);
-			run = 0;
-		}
+		r |= rec_log_enc_run_end(enc);
 		if (e->sub > 15 || e->type == REC_LOG_RUN ||
 		    e->type > DETER_EV_LAST || e->seq <= c->seq) {
 			r = -2;
@@ -683,33 +746,85 @@ int rec_log_encode_v(const struct rec_ev *evs, size_t n,
 		}
 		rec_log_ctx_after(c, e, st);
 	}
-	if (run && !r) {
-		r |= rec_buf_byte(&bs[RS_TAG], REC_LOG_RUN << 4);
-		r |= rec_buf_varint(&bs[RS_MISC], run);
-	}
-	free(c);
+	for (k = 0; k < RS_MAX; k++)
+		enc->raw += bs[k].len;
+	enc->raw -= before;
+	if (r == -2)
+		return rec_err(err, "event %zu (seq %u): cannot encode type %u sub %u",
+			       i, evs[i].seq, evs[i].type, evs[i].sub);
+	if (r)
+		return rec_err(err, "out of memory");
+	return 0;
+}
+
+/**
+ * rec_log_enc_chunk() - the body (or, format 9, the next chunk of it) of
+ *	the events added since the last chunk
+ * @enc: the encoder; its context goes on, its streams start empty again
+ * @out: the bytes, malloc'd
+ * @len: their length
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_log_enc_chunk(struct rec_log_enc *enc, uint8_t **out, size_t *len,
+		      char **err)
+{
+	int k, nrd = rec_log_nstreams(enc->version), r;
+	struct rec_buf body = { 0 };
+
+	r = rec_log_enc_run_end(enc);
 	for (k = 0; k < nrd && !r; k++)
-		r |= rec_buf_varint(&body, bs[k].len);
-	for (k = 0; k < RS_MAX; k++) {
-		if (!r && bs[k].len) {
-			r |= rec_buf_reserve(&body, bs[k].len);
-			if (!r) {
-				memcpy(body.p + body.len, bs[k].p, bs[k].len);
-				body.len += bs[k].len;
-			}
+		r |= rec_buf_varint(&body, enc->bs[k].len);
+	for (k = 0; k < RS_MAX && !r; k++) {
+		if (!enc->bs[k].len)
+			continue;
+		r |= rec_buf_reserve(&body, enc->bs[k].len);
+		if (!r) {
+			memcpy(body.p + body.len, enc->bs[k].p, enc->bs[k].len);
+			body.len += enc->bs[k].len;
 		}
-		free(bs[k].p);
 	}
 	if (r) {
 		free(body.p);
-		if (r == -2)
-			return rec_err(err, "event %zu (seq %u): cannot encode type %u sub %u",
-				       i, evs[i].seq, evs[i].type, evs[i].sub);
 		return rec_err(err, "out of memory");
 	}
+	for (k = 0; k < RS_MAX; k++)
+		enc->bs[k].len = 0;
+	enc->raw = 0;
 	*out = body.p;
 	*len = body.len;
 	return 0;
+}
+
+/**
+ * rec_log_encode_v() - rec_log_encode() in format @version, 6 to 9
+ * @evs: events sorted by sequence number
+ * @n: how many
+ * @states: the values STATE events index
+ * @version: the log format; older ones for tests of the decoder
+ * @out: the body (one chunk), malloc'd
+ * @len: its length
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_log_encode_v(const struct rec_ev *evs, size_t n,
+		     const struct rec_state *states, unsigned int version,
+		     uint8_t **out, size_t *len, char **err)
+{
+	struct rec_log_enc *enc = rec_log_enc_new(version);
+	int r;
+
+	if (!enc)
+		return version < 6 || version > DETER_ABI_VERSION ?
+		       rec_err(err, "cannot encode log format %u", version) :
+		       rec_err(err, "out of memory");
+	r = rec_log_enc_add(enc, evs, n, states, err);
+	if (!r)
+		r = rec_log_enc_chunk(enc, out, len, err);
+	rec_log_enc_free(enc);
+	return r;
 }
 
 /* One stream of a body being decoded; offsets in errors count from the body. */
@@ -773,15 +888,20 @@ struct rec_log_dec {
 	int nrd;
 };
 
+/*
+ * Readers for the streams of the body, or (format 9) of the chunk of it
+ * at @buf, @base bytes into the body; *@end: where that chunk ends.
+ */
 static int rec_log_dec_init(struct rec_log_dec *d, const uint8_t *buf, size_t len,
-			    unsigned int version, char **err)
+			    size_t base, unsigned int version, size_t *end, char **err)
 {
-	struct rec_log_rd pre = { .p = buf, .len = len, .err = err };
+	struct rec_log_rd pre = { .p = buf, .len = len, .base = base, .err = err };
 	int i, nrd = rec_log_nstreams(version);
 	uint64_t sl[RS_MAX];
 	size_t at;
 
 	memset(d, 0, sizeof(*d));
+	*end = base + len;
 	if (version < 4) {
 		d->rd[0] = pre;
 		d->nrd = 1;
@@ -796,16 +916,17 @@ static int rec_log_dec_init(struct rec_log_dec *d, const uint8_t *buf, size_t le
 	for (i = 0; i < nrd; i++) {
 		if (sl[i] > len - at)
 			return rec_err(err, "body+%zu: stream %d (%llu bytes) overruns the body",
-				       at, i, (unsigned long long)sl[i]);
-		d->rd[i] = (struct rec_log_rd){ .p = buf + at, .len = sl[i], .base = at,
-						.err = err };
+				       base + at, i, (unsigned long long)sl[i]);
+		d->rd[i] = (struct rec_log_rd){ .p = buf + at, .len = sl[i],
+						.base = base + at, .err = err };
 		d->s[i] = &d->rd[i];
 		at += sl[i];
 	}
-	if (at != len)
+	if (at != len && version < 9)
 		return rec_err(err, "body+%zu: %zu bytes after the last stream", at, len - at);
+	*end = base + at;
 	for (; i < RS_MAX; i++) {	/* streams this format lacks: empty */
-		d->rd[i] = (struct rec_log_rd){ .p = buf + at, .base = at, .err = err };
+		d->rd[i] = (struct rec_log_rd){ .p = buf + at, .base = base + at, .err = err };
 		d->s[i] = &d->rd[i];
 	}
 	d->nrd = RS_MAX;
@@ -911,7 +1032,7 @@ int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 	struct rec_log_ctx *c = calloc(1, sizeof(*c));
 	struct rec_log_dec *d = calloc(1, sizeof(*d));
 	struct rec_log_rd *tag, *rs;
-	size_t cap = 0, scap = 0, at, used;
+	size_t cap = 0, scap = 0, at, used, end;
 	uint64_t v, n, i, gap = 0;
 	struct rec_ev e;
 	unsigned int type, j;
@@ -921,10 +1042,12 @@ int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 		free(d);
 		return rec_err(err, "out of memory");
 	}
-	if (rec_log_dec_init(d, buf, len, version, err))
+	if (rec_log_dec_init(d, buf, len, 0, version, &end, err))
 		goto fail;
 	log->stat_index = d->nrd > 1 ? d->rd[0].base : 0;
+	log->nchunks = 1;
 	tag = d->s[RS_TAG];
+next_chunk:
 	while (tag->off < tag->len) {
 		at = tag->base + tag->off;
 		used = rec_log_dec_used(d);
@@ -1159,16 +1282,26 @@ int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 			goto nomem;
 		rec_log_stat(log, type, e.sub, used, rec_log_dec_used(d), 1);
 	}
-	if (gap) {
-		rec_err(err, "body+%zu: sequence gap at the end", tag->base + tag->off);
-		goto fail;
-	}
 	for (j = 1; j < (unsigned int)d->nrd; j++)
 		if (d->rd[j].off != d->rd[j].len) {
 			rec_err(err, "body+%zu: %zu bytes left in stream %u",
 				d->rd[j].base + d->rd[j].off, d->rd[j].len - d->rd[j].off, j);
 			goto fail;
 		}
+	/* Format 9: the next chunk, its context that of the last event. */
+	if (end < len) {
+		at = end;
+		if (rec_log_dec_init(d, buf + at, len - at, at, version, &end, err))
+			goto fail;
+		log->stat_index += d->rd[0].base - at;
+		log->nchunks++;
+		tag = d->s[RS_TAG];
+		goto next_chunk;
+	}
+	if (gap) {
+		rec_err(err, "body+%zu: sequence gap at the end", tag->base + tag->off);
+		goto fail;
+	}
 	if (log->nevs != nevents) {
 		rec_err(err, "body+%zu: %zu events, header says %u",
 			tag->base + tag->off, log->nevs, nevents);
@@ -1282,14 +1415,35 @@ void rec_log_write_end(void)
 	rec_log_cctx = NULL;
 }
 
+/* Append @len bytes of @src's file to @fd. */
+static int rec_log_copy_file(int fd, const char *src, char **err)
+{
+	char buf[65536];
+	ssize_t got;
+	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (in < 0)
+		return rec_err(err, "%s: %s", src, strerror(errno));
+	while ((got = read(in, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, got) != got) {
+			got = -1;
+			break;
+		}
+	if (got < 0)
+		rec_err(err, "%s: %s", src, strerror(errno));
+	close(in);
+	return got < 0 ? -1 : 0;
+}
+
 /*
  * Write a log file @dst, 0600, through a new temporary file of a name of
  * its own in the same directory (mkostemp(): never an existing file or a
  * link someone planted), renamed over it: a reader never sees half a
- * log, a crash leaves the old file or none.
+ * log, a crash leaves the old file or none. The body: the frames in the
+ * file @part (if not NULL), then @zlen bytes at @z.
  */
 static int rec_log_put(const char *dst, const struct deter_log_header *hdr,
-		       const void *z, size_t zlen, char **err)
+		       const char *part, const void *z, size_t zlen, char **err)
 {
 	const char *base = strrchr(dst, '/');
 	char *tmp = NULL;
@@ -1305,8 +1459,13 @@ static int rec_log_put(const char *dst, const struct deter_log_header *hdr,
 		return -1;
 	}
 	if (fchmod(fd, 0600) ||
-	    write(fd, hdr, sizeof(*hdr)) != (ssize_t)sizeof(*hdr) ||
-	    write(fd, z, zlen) != (ssize_t)zlen || fsync(fd)) {
+	    write(fd, hdr, sizeof(*hdr)) != (ssize_t)sizeof(*hdr)) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (part && rec_log_copy_file(fd, part, err))
+		goto out;
+	if (write(fd, z, zlen) != (ssize_t)zlen || fsync(fd)) {
 		rec_err(err, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -1330,6 +1489,196 @@ out:
 	return ret;
 }
 
+/*
+ * A log being written while its connection goes on (format 9): events
+ * are encoded as they come (rec_log_writer_add()), every
+ * REC_LOG_CHUNK_RAW encoded bytes make a chunk compressed into a zstd
+ * frame of its own, and every REC_LOG_SPILL compressed bytes go to a
+ * hidden file beside the log, DIR/.ID.dlog.part (0600), so that what the
+ * recorder holds for a connection stays bounded however long it lives.
+ * rec_log_writer_finish() writes the log: header, the part file's
+ * frames, the last ones.
+ */
+size_t rec_log_chunk_bytes = 64 << 10;
+size_t rec_log_spill_bytes = 64 << 10;
+#define REC_LOG_CHUNK_RAW	rec_log_chunk_bytes
+#define REC_LOG_SPILL		rec_log_spill_bytes
+
+struct rec_log_writer {
+	struct rec_log_enc *enc;
+	struct rec_buf z;	/* frames not in the part file yet */
+	char *part;		/* the part file, once there is one */
+	uint64_t zlen, rawlen;	/* every frame's bytes, and decompressed */
+	uint64_t nevents;
+};
+
+/** rec_log_writer_new() - a log to write, of format DETER_ABI_VERSION */
+struct rec_log_writer *rec_log_writer_new(void)
+{
+	struct rec_log_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->enc = rec_log_enc_new(DETER_ABI_VERSION);
+	if (!w->enc) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/** rec_log_writer_free() - drop a log not finished, part file and all */
+void rec_log_writer_free(struct rec_log_writer *w)
+{
+	if (!w)
+		return;
+	if (w->part)
+		unlink(w->part);
+	free(w->part);
+	rec_log_enc_free(w->enc);
+	free(w->z.p);
+	free(w);
+}
+
+static int rec_log_cctx_get(char **err)
+{
+	if (!rec_log_cctx) {
+		rec_log_cctx = ZSTD_createCCtx();
+		if (rec_log_cctx && rec_log_zstd_init(rec_log_cctx)) {
+			rec_log_write_end();
+			return rec_err(err, "zstd: cannot set the compression parameters");
+		}
+	}
+	return rec_log_cctx ? 0 : rec_err(err, "out of memory");
+}
+
+/* The events encoded since the last frame, as a frame of their own. */
+static int rec_log_writer_frame(struct rec_log_writer *w, char **err)
+{
+	uint8_t *raw = NULL;
+	size_t rawlen, zlen;
+	int ret = -1;
+
+	if (rec_log_enc_chunk(w->enc, &raw, &rawlen, err) || rec_log_cctx_get(err))
+		goto out;
+	if (rec_buf_reserve(&w->z, rec_log_zbound(rawlen))) {
+		rec_err(err, "out of memory");
+		goto out;
+	}
+	zlen = rec_log_zcompress(rec_log_cctx, w->z.p + w->z.len, w->z.cap - w->z.len,
+				 raw, rawlen, DETER_ABI_VERSION);
+	if (ZSTD_isError(zlen)) {
+		rec_err(err, "zstd: %s", ZSTD_getErrorName(zlen));
+		goto out;
+	}
+	w->z.len += zlen;
+	w->zlen += zlen;
+	w->rawlen += rawlen;
+	ret = 0;
+out:
+	free(raw);
+	return ret;
+}
+
+/* The frames held in memory, onto the end of the part file. */
+static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
+				uint64_t conn, char **err)
+{
+	int fd, flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
+
+	if (!w->part) {
+		if (asprintf(&w->part, "%s/.%016llx.dlog.part", dir,
+			     (unsigned long long)conn) < 0) {
+			w->part = NULL;
+			return rec_err(err, "out of memory");
+		}
+		flags |= O_CREAT | O_TRUNC;
+	}
+	fd = open(w->part, flags, 0600);
+	if (fd < 0 || write(fd, w->z.p, w->z.len) != (ssize_t)w->z.len) {
+		rec_err(err, "%s: %s", w->part, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (close(fd))
+		return rec_err(err, "%s: %s", w->part, strerror(errno));
+	w->z.len = 0;
+	return 0;
+}
+
+/**
+ * rec_log_writer_add() - encode more of a connection's events
+ * @w: the log
+ * @dir: its directory (for the part file)
+ * @conn: its connection id
+ * @evs: events sorted by sequence number, all after those added before
+ * @n: how many
+ * @states: the values their STATE events index
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_log_writer_add(struct rec_log_writer *w, const char *dir, uint64_t conn,
+		       const struct rec_ev *evs, size_t n,
+		       const struct rec_state *states, char **err)
+{
+	if (rec_log_enc_add(w->enc, evs, n, states, err))
+		return -1;
+	w->nevents += n;
+	if (rec_log_enc_pending(w->enc) < REC_LOG_CHUNK_RAW)
+		return 0;
+	if (rec_log_writer_frame(w, err))
+		return -1;
+	return w->z.len < REC_LOG_SPILL ? 0 : rec_log_writer_spill(w, dir, conn, err);
+}
+
+/**
+ * rec_log_writer_finish() - write the log into @dir
+ * @w: the log, every event added (rec_log_writer_free() it after)
+ * @dir: the log directory
+ * @hdr: the header; body_len, body_raw_len and nevents are filled in
+ * @path: the file written, malloc'd
+ * @err: the error message
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_log_writer_finish(struct rec_log_writer *w, const char *dir,
+			  struct deter_log_header *hdr, char **path, char **err)
+{
+	char *dst = NULL;
+
+	/* The last chunk: what is left, or the whole body (maybe empty). */
+	if ((!w->zlen || w->enc->raw || w->enc->run) && rec_log_writer_frame(w, err))
+		return -1;
+	if (w->nevents > REC_LOG_MAX_EVENTS || w->zlen > UINT32_MAX ||
+	    w->rawlen > UINT32_MAX)
+		return rec_err(err,
+			       "connection %016llx: %llu events, %llu bytes: more than a log holds",
+			       (unsigned long long)hdr->conn, (unsigned long long)w->nevents,
+			       (unsigned long long)w->rawlen);
+	memcpy(hdr->magic, DETER_LOG_MAGIC, sizeof(hdr->magic));
+	hdr->version = DETER_ABI_VERSION;
+	hdr->header_len = sizeof(*hdr);
+	hdr->nevents = w->nevents;
+	hdr->body_len = w->zlen;
+	hdr->body_raw_len = w->rawlen;
+	hdr->pad = 0;
+	if (asprintf(&dst, "%s/%016llx.dlog", dir, (unsigned long long)hdr->conn) < 0)
+		return rec_err(err, "out of memory");
+	if (rec_log_put(dst, hdr, w->part, w->z.p, w->z.len, err)) {
+		free(dst);
+		return -1;
+	}
+	if (w->part) {
+		unlink(w->part);
+		free(w->part);
+		w->part = NULL;
+	}
+	*path = dst;
+	return 0;
+}
+
 /**
  * rec_log_write() - write one connection's log into @dir
  * @dir: the log directory
@@ -1346,57 +1695,16 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 		  const struct rec_ev *evs, size_t n,
 		  const struct rec_state *states, char **path, char **err)
 {
-	uint8_t *raw = NULL, *z = NULL;
-	size_t rawlen, zcap, zlen;
-	char *dst = NULL;
-	int ret = -1;
+	struct rec_log_writer *w = rec_log_writer_new();
+	int r;
 
-	if (rec_log_encode(evs, n, states, &raw, &rawlen, err))
-		return -1;
-	zcap = rec_log_zbound(rawlen);
-	z = malloc(zcap);
-	if (!z) {
-		rec_err(err, "out of memory");
-		goto out;
-	}
-	if (!rec_log_cctx) {
-		rec_log_cctx = ZSTD_createCCtx();
-		if (rec_log_cctx && rec_log_zstd_init(rec_log_cctx)) {
-			rec_err(err, "zstd: cannot set the compression parameters");
-			rec_log_write_end();
-			goto out;
-		}
-	}
-	if (!rec_log_cctx) {
-		rec_err(err, "out of memory");
-		goto out;
-	}
-	zlen = rec_log_zcompress(rec_log_cctx, z, zcap, raw, rawlen, DETER_ABI_VERSION);
-	if (ZSTD_isError(zlen)) {
-		rec_err(err, "zstd: %s", ZSTD_getErrorName(zlen));
-		goto out;
-	}
-	memcpy(hdr->magic, DETER_LOG_MAGIC, sizeof(hdr->magic));
-	hdr->version = DETER_ABI_VERSION;
-	hdr->header_len = sizeof(*hdr);
-	hdr->nevents = n;
-	hdr->body_len = zlen;
-	hdr->body_raw_len = rawlen;
-	hdr->pad = 0;
-	if (asprintf(&dst, "%s/%016llx.dlog", dir, (unsigned long long)hdr->conn) < 0) {
-		rec_err(err, "out of memory");
-		goto out;
-	}
-	if (rec_log_put(dst, hdr, z, zlen, err))
-		goto out;
-	*path = dst;
-	dst = NULL;
-	ret = 0;
-out:
-	free(dst);
-	free(raw);
-	free(z);
-	return ret;
+	if (!w)
+		return rec_err(err, "out of memory");
+	r = rec_log_writer_add(w, dir, hdr->conn, evs, n, states, err);
+	if (!r)
+		r = rec_log_writer_finish(w, dir, hdr, path, err);
+	rec_log_writer_free(w);
+	return r;
 }
 
 static int rec_log_check_header(const char *path, const struct deter_log_header *h,
@@ -1459,6 +1767,28 @@ int rec_log_read_header(const char *path, struct deter_log_header *hdr,
 }
 
 /*
+ * The decompressed size of the zstd frame at @z (format 9, @many: of the
+ * frames there, one per chunk), each of which must say its size; else
+ * ZSTD_CONTENTSIZE_ERROR.
+ */
+static unsigned long long rec_log_frames_size(const void *z, size_t zlen, int many)
+{
+	unsigned long long sum = 0, one;
+	size_t at = 0, flen;
+
+	do {
+		flen = ZSTD_findFrameCompressedSize((const char *)z + at, zlen - at);
+		one = ZSTD_getFrameContentSize((const char *)z + at, zlen - at);
+		if (ZSTD_isError(flen) || one >= ZSTD_CONTENTSIZE_ERROR ||
+		    one > UINT32_MAX - sum || (!many && flen != zlen))
+			return ZSTD_CONTENTSIZE_ERROR;
+		sum += one;
+		at += flen;
+	} while (at < zlen);
+	return sum;
+}
+
+/*
  * Read, check, decompress and decode the log at @path, header and all,
  * into @log; its decompressed body in *@raw (malloc'd, length
  * log->hdr.body_raw_len).
@@ -1488,7 +1818,7 @@ static int rec_log_load(const char *path, struct rec_log *log, uint8_t **raw,
 		rec_err(err, "%s:%zu: truncated body", path, sizeof(log->hdr));
 		goto out;
 	}
-	rawlen = ZSTD_getFrameContentSize(z, log->hdr.body_len);
+	rawlen = rec_log_frames_size(z, log->hdr.body_len, log->hdr.version >= 9);
 	if (rawlen != log->hdr.body_raw_len) {
 		rec_err(err, "%s:%zu: corrupt body (zstd frame size %lld, header says %u)",
 			path, sizeof(log->hdr), (long long)rawlen, log->hdr.body_raw_len);
@@ -1561,7 +1891,7 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 	ZSTD_CCtx *cctx = ZSTD_createCCtx();
 	struct deter_log_header hdr;
 	uint8_t *raw = NULL, *z = NULL;
-	size_t zcap, zlen;
+	size_t zcap, zlen, rawlen;
 	struct stat st;
 	int ret = -1;
 
@@ -1583,7 +1913,22 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 		goto out;
 	hdr = log->hdr;
 	*before = *after = sizeof(hdr) + hdr.body_len;
-	zcap = rec_log_zbound(hdr.body_raw_len);
+	rawlen = hdr.body_raw_len;
+	if (hdr.version >= 9) {
+		/* The recorder's chunks, as one: one frame, one set of tables. */
+		free(raw);
+		raw = NULL;
+		if (rec_log_encode_v(log->evs, log->nevs, log->states, hdr.version,
+				     &raw, &rawlen, err))
+			goto out;
+		if (rawlen > UINT32_MAX) {
+			rec_err(err, "%s: body of %zu bytes: too large for one chunk",
+				path, rawlen);
+			goto out;
+		}
+		hdr.body_raw_len = rawlen;
+	}
+	zcap = rec_log_zbound(rawlen);
 	z = malloc(zcap);
 	if (!z) {
 		rec_err(err, "out of memory");
@@ -1591,7 +1936,7 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 	}
 	zlen = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
 	if (!ZSTD_isError(zlen))
-		zlen = rec_log_zcompress(cctx, z, zcap, raw, hdr.body_raw_len, hdr.version);
+		zlen = rec_log_zcompress(cctx, z, zcap, raw, rawlen, hdr.version);
 	if (ZSTD_isError(zlen)) {
 		rec_err(err, "%s: zstd: %s", path, ZSTD_getErrorName(zlen));
 		goto out;
@@ -1600,7 +1945,7 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 	if (zlen >= hdr.body_len)
 		goto out;
 	hdr.body_len = zlen;
-	ret = rec_log_put(path, &hdr, z, zlen, err);
+	ret = rec_log_put(path, &hdr, NULL, z, zlen, err);
 	if (!ret)
 		*after = sizeof(hdr) + zlen;
 out:

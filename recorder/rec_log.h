@@ -54,6 +54,7 @@ struct rec_log {
 	size_t nstates;
 	struct rec_log_stat stat[16][16];
 	uint32_t stat_index;	/* bytes of the body's stream lengths */
+	uint32_t nchunks;	/* chunks of the body (format 9; else 1) */
 };
 
 /* enum deter_sysctl as userspace sees it; a CONFIG SYSCTL is id << 32 | value. */
@@ -89,6 +90,15 @@ int rec_log_encode(const struct rec_ev *evs, size_t n,
 int rec_log_encode_v(const struct rec_ev *evs, size_t n,
 		     const struct rec_state *states, unsigned int version,
 		     uint8_t **out, size_t *len, char **err);
+/* An encoder that goes on from one batch of events to the next. */
+struct rec_log_enc;
+struct rec_log_enc *rec_log_enc_new(unsigned int version);
+int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
+		    const struct rec_state *states, char **err);
+size_t rec_log_enc_pending(const struct rec_log_enc *enc);
+int rec_log_enc_chunk(struct rec_log_enc *enc, uint8_t **out, size_t *len,
+		      char **err);
+void rec_log_enc_free(struct rec_log_enc *enc);
 int rec_log_decode(const uint8_t *buf, size_t len, unsigned int version,
 		   uint32_t nevents, struct rec_log *log, char **err);
 /* zstd level of the logs rec_log_write() writes; 0: deter's default. */
@@ -98,6 +108,20 @@ void rec_log_write_end(void);
 int rec_log_write(const char *dir, struct deter_log_header *hdr,
 		  const struct rec_ev *evs, size_t n,
 		  const struct rec_state *states, char **path, char **err);
+/*
+ * A log written while its connection goes on; bounded memory: a chunk
+ * (a zstd frame) per rec_log_chunk_bytes encoded, the frames moved to a
+ * part file per rec_log_spill_bytes (test knobs).
+ */
+extern size_t rec_log_chunk_bytes, rec_log_spill_bytes;
+struct rec_log_writer;
+struct rec_log_writer *rec_log_writer_new(void);
+int rec_log_writer_add(struct rec_log_writer *w, const char *dir, uint64_t conn,
+		       const struct rec_ev *evs, size_t n,
+		       const struct rec_state *states, char **err);
+int rec_log_writer_finish(struct rec_log_writer *w, const char *dir,
+			  struct deter_log_header *hdr, char **path, char **err);
+void rec_log_writer_free(struct rec_log_writer *w);
 int rec_log_read_header(const char *path, struct deter_log_header *hdr,
 			char **err);
 struct rec_log *rec_log_read(const char *path, char **err);

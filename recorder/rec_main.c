@@ -73,6 +73,25 @@ static int rec_num(const char *s, unsigned long long max, unsigned long long *v)
 }
 
 /* @cmd's --zstd-level @s into *@level; else a usage error (2). */
+/*
+ * A size from environment variable @name, if set: the tests' knobs for
+ * how much deter record holds per connection (rec_conn.c, rec_log.c).
+ */
+static int rec_env_size(const char *name, size_t *v)
+{
+	const char *s = getenv(name);
+	unsigned long long n;
+
+	if (!s)
+		return 0;
+	if (rec_num(s, 1ULL << 30, &n) || !n) {
+		fprintf(stderr, "deter: record: %s='%s' is not a size from 1 to 2^30\n", name, s);
+		return -1;
+	}
+	*v = n;
+	return 0;
+}
+
 static int rec_zstd_level(const char *cmd, const char *s, int *level)
 {
 	unsigned long long v;
@@ -206,6 +225,10 @@ int rec_cmd_record(int argc, char **argv)
 	}
 	if (optind != argc)
 		return rec_usage_err("record", "unexpected argument '%s'", argv[optind]);
+	if (rec_env_size("DETER_RECORD_CHUNK_EVENTS", &rec_conn_chunk_events) ||
+	    rec_env_size("DETER_RECORD_CHUNK_BYTES", &rec_log_chunk_bytes) ||
+	    rec_env_size("DETER_RECORD_SPILL_BYTES", &rec_log_spill_bytes))
+		return 2;
 
 	if (access(REC_CONTROL, F_OK))
 		return rec_fail("record", "deter.ko is not loaded (%s missing): insmod deter.ko",
@@ -753,9 +776,10 @@ static void rec_show_stats(const struct rec_log *log)
 			order[j] = order[j - 1];
 		order[j] = t;
 	}
-	printf("file       %zu B: header %zu B, body %u B compressed from %u B (%.1f %%)\n",
+	printf("file       %zu B: header %zu B, body %u B compressed from %u B (%.1f %%), ",
 	       sizeof(*h) + h->body_len, sizeof(*h), h->body_len, h->body_raw_len,
 	       100.0 * h->body_len / raw);
+	printf("%u chunk%s\n", log->nchunks, log->nchunks == 1 ? "" : "s");
 	printf("events     %zu in %llu records\n\n", log->nevs, (unsigned long long)records);
 	printf("%-7s %-18s %8s %8s %9s %6s %7s\n", "kind", "", "records", "events",
 	       "bytes", "share", "B/event");

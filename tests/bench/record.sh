@@ -11,6 +11,8 @@
 #            recording (deter record running; draining, encoding and
 #            writing both logs included, its start and exit not) / with
 #            deter.ko not loaded, alternating runs
+#   memory   deter record's peak RSS over an RPC connection 4 times as
+#            long as another
 #   drain    events per second the recorder drained, and events lost,
 #            under a saturating transfer (no link delay)
 #
@@ -66,6 +68,28 @@ for w in bulk rpc; do
 		$w "$m_on" "$m_off" "$unit" "$(echo "$m_on / $m_off" | bc -l)" \
 		"$(echo "100 * ($m_on - $m_off) / $m_off" | bc -l)" "$ROUNDS" "${off[*]}" "${on[*]}"
 done
+
+# --- memory: deter record's peak RSS over one RPC connection of RPCS and
+# of 4 x RPCS requests (it encodes a connection's events as they come,
+# so a long connection should cost it no more than a short one)
+for k in 1 4; do
+	insmod "$top/deter.ko"
+	"$DETER" record -o "$TB_TMP/logs-mem$k" --port $((port + 1)) 2> "$TB_TMP/rec-mem.err" &
+	rec=$!
+	sleep 1
+	RPCS=$((RPCS * k)) workload rpc
+	sleep 0.5
+	hwm[k]=$(awk '/^VmHWM/ { print $2 }' /proc/$rec/status)
+	kill -INT $rec
+	wait $rec
+	rmmod deter
+	ev[k]=$("$DETER" show --stats -d "$TB_TMP/logs-mem$k" \
+		"$("$DETER" ls -d "$TB_TMP/logs-mem$k" --json | sed -n '1s/.*"id":"\([0-9a-f]*\)".*/\1/p')" |
+		sed -n 's/^events *\([0-9]*\) .*/\1/p')
+done
+printf 'bench: memory  deter record peak RSS %d kB over %d requests (%d events at one end), %d kB over %d (%d) = %.2f\n' \
+	"${hwm[1]}" "$RPCS" "${ev[1]}" "${hwm[4]}" $((RPCS * 4)) "${ev[4]}" \
+	"$(echo "${hwm[4]} / ${hwm[1]}" | bc -l)"
 
 # --- drain rate under a saturating transfer
 tc -n "$A" qdisc del dev a0 root

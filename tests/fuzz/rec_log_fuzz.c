@@ -3,8 +3,9 @@
  * libFuzzer target for the log decoder (recorder/rec_log.c): whatever the
  * bytes, rec_log_decode() either decodes them or returns an error naming
  * an offset inside the body; it never reads out of bounds, leaks or hangs.
- * The first 4 bytes are the event count the header would promise (its
- * low bit picks the format: the current one, or the one-stream format 3).
+ * The first 4 bytes are the event count the header would promise (modulo
+ * 5 they pick the format: the current one, the three before it, or the
+ * one-stream format 3).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,10 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 4)
 		return 0;
 	memcpy(&n, data, 4);
-	/* The current format, the two before it, and the one-stream one. */
-	version = n % 4 == 0 ? DETER_ABI_VERSION : n % 4 == 1 ? DETER_ABI_VERSION - 1 :
-		  n % 4 == 2 ? DETER_ABI_VERSION - 2 : 3;
-	n = (n / 4) % 100000;
+	/* The current format (chunks), the three before it, the one-stream one. */
+	version = n % 5 == 4 ? 3 : DETER_ABI_VERSION - n % 5;
+	n = (n / 5) % 100000;
 	if (rec_log_decode(data + 4, size - 4, version, n, &log, &err)) {
 		if (!err || strncmp(err, "body+", 5))
 			abort();

@@ -115,11 +115,18 @@ egress_diff() {
 }
 
 # scenario_record NAME: run workload() under deter record and the
-# egress captures; sets ID to the active end's log.
+# egress captures; sets ID to the active end's log. deter record encodes
+# a connection's events as they come, 4096 at a time, into zstd frames
+# of 64 KiB encoded each, moved to a part file 64 KiB at a time: here
+# (REC_SMALL_CHUNKS=0 for the defaults) 32 events, 256 B and 512 B, so
+# that every scenario's logs are many chunks, written through part files.
 scenario_record() {
 	local name=$1 rec
+	local -a knobs=(DETER_RECORD_CHUNK_EVENTS=32 DETER_RECORD_CHUNK_BYTES=256
+			DETER_RECORD_SPILL_BYTES=512)
 
-	"$DETER" record -o "$LOGS" --port 5201 2> "$TB_TMP/record.err" &
+	[ "${REC_SMALL_CHUNKS:-1}" = 1 ] || knobs=()
+	env "${knobs[@]}" "$DETER" record -o "$LOGS" --port 5201 2> "$TB_TMP/record.err" &
 	rec=$!
 	# Armed once it says where it records.
 	for _ in $(seq 100); do
@@ -142,6 +149,12 @@ scenario_record() {
 	grep -q '"incomplete":true' "$TB_TMP/ls.json"
 	[ $? -ne 0 ]
 	check_err $? "a log is incomplete: $(cat "$TB_TMP/record.err")"
+	[ -z "$(find "$LOGS" -name '.*.part')" ]
+	check_err $? "part files left: $(ls -a "$LOGS")"
+	if [ "${REC_SMALL_CHUNKS:-1}" = 1 ] && [ -n "$ID" ]; then
+		"$DETER" show --stats -d "$LOGS" "$ID" | grep -q '^file .*, [0-9]* chunks$'
+		check_err $? "A's log is one chunk: $("$DETER" show --stats -d "$LOGS" "$ID" | grep '^file')"
+	fi
 	log_test $CHECK_RC "$name: recorded (log ${ID:-none})"
 	[ $CHECK_RC -eq 0 ] || return 1
 	hdrseq_split "$TB_TMP/a0.pcap" "$TB_TMP/a.truth"

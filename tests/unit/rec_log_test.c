@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "unit.h"
 
@@ -241,10 +242,10 @@ static void test_files(void)
 	/* Wrong version: named, with the offset of the field. */
 	f = fopen(path, "r+");
 	fseek(f, 8, SEEK_SET);
-	fputc(9, f);
+	fputc(DETER_ABI_VERSION + 1, f);
 	fclose(f);
 	UNIT_CHECK(!rec_log_read(path, &err));
-	UNIT_CHECK(err && strstr(err, ".dlog:8: log format version 9"));
+	UNIT_CHECK(err && strstr(err, ".dlog:8: log format version 10"));
 	free(err);
 	err = NULL;
 
@@ -692,6 +693,158 @@ static void test_order(void)
 	rmdir(dir);
 }
 
+/*
+ * Format 9: a connection written as it goes (rec_log_writer_add() in
+ * batches) becomes several chunks, each its own zstd frame, with the
+ * compressed frames spilled to DIR/.ID.dlog.part on the way; the log
+ * decodes to exactly the events added, as a one-chunk body of the same
+ * events does; deter compact makes it one chunk again, same events. A
+ * chunk cut short is an error naming its offset.
+ */
+#define CHUNK_BATCHES 12
+
+static struct rec_ev all_evs[CHUNK_BATCHES * NEV];
+static struct rec_state all_states[CHUNK_BATCHES * NEV];
+
+static void test_chunks(void)
+{
+	char dir[] = "/tmp/rec_log_test.XXXXXX", *path = NULL, *one = NULL, *err = NULL;
+	struct deter_log_header h = { .conn = 0xc4c4 }, h1 = { .conn = 0xc4c5 };
+	struct rec_log_writer *w = rec_log_writer_new();
+	struct rec_log *log, *log1;
+	size_t n, ns, total = 0, nstates = 0, i, j, before, after;
+	char part[64];
+	uint32_t base = 0;
+	int k, frames = 0, spilled = 0;
+	FILE *f;
+
+	UNIT_CHECK(mkdtemp(dir) && w);
+	snprintf(part, sizeof(part), "%s/.%016llx.dlog.part", dir, 0xc4c4ULL);
+	for (k = 0; k < CHUNK_BATCHES; k++) {
+		n = make_events(evs, states, &ns);
+		for (i = 0; i < n; i++) {
+			struct rec_ev *e = &all_evs[total + i];
+
+			evs[i].seq += base;
+			*e = evs[i];
+			if (e->type == DETER_EV_STATE) {
+				all_states[nstates + e->a] = states[e->a];
+				e->a += nstates;
+			}
+		}
+		UNIT_CHECK(rec_log_writer_add(w, dir, h.conn, evs, n, states, &err) == 0);
+		spilled |= !access(part, F_OK);
+		base = evs[n - 1].seq + 1;
+		total += n;
+		nstates += ns;
+	}
+	UNIT_CHECK(spilled);
+	UNIT_CHECK(rec_log_writer_finish(w, dir, &h, &path, &err) == 0);
+	rec_log_writer_free(w);
+	UNIT_CHECK(access(part, F_OK) != 0);	/* the log took it in */
+	UNIT_CHECK(rec_log_write(dir, &h1, all_evs, total, all_states, &one, &err) == 0);
+
+	log = rec_log_read(path, &err);
+	log1 = rec_log_read(one, &err);
+	UNIT_CHECK(log && log1);
+	if (!log || !log1)
+		return;
+	UNIT_CHECK_EQ(log->hdr.version, 9);
+	UNIT_CHECK_EQ(log->nevs, total);
+	UNIT_CHECK_EQ(log1->nevs, total);
+	for (i = 0; i < total && i < log->nevs && i < log1->nevs; i++) {
+		const struct rec_ev *e = &log->evs[i], *x = &all_evs[i];
+
+		if (e->seq != x->seq || e->type != x->type || e->sub != x->sub ||
+		    (x->type != DETER_EV_STATE && (e->a != x->a || e->b != x->b ||
+						   e->c != x->c)) ||
+		    memcmp(e, &log1->evs[i], sizeof(*e))) {
+			UNIT_CHECK_EQ(i, total);	/* the first that differs */
+			break;
+		}
+		if (x->type == DETER_EV_STATE)
+			for (j = 0; j < DETER_ST_MAX; j++)
+				UNIT_CHECK_EQ(log->states[e->a].v[j], all_states[x->a].v[j]);
+	}
+	/* Several frames, as the one-chunk body is one. */
+	{
+		static uint8_t buf[1 << 20];
+		size_t at = 0, flen;
+
+		f = fopen(path, "rb");
+		UNIT_CHECK(f && fseek(f, sizeof(h), SEEK_SET) == 0);
+		while (f && at < log->hdr.body_len && frames < 1000) {
+			UNIT_CHECK(fseek(f, sizeof(h) + at, SEEK_SET) == 0);
+			flen = fread(buf, 1, sizeof(buf), f);
+			flen = ZSTD_findFrameCompressedSize(buf, flen);
+			UNIT_CHECK(!ZSTD_isError(flen));
+			if (ZSTD_isError(flen))
+				break;
+			at += flen;
+			frames++;
+		}
+		if (f)
+			fclose(f);
+	}
+	UNIT_CHECK(frames > 2);
+	UNIT_CHECK_EQ(log->nchunks, frames);
+	UNIT_CHECK_EQ(log->stat_index > log1->stat_index, 1);
+
+	/* deter compact: one chunk, the same events. */
+	UNIT_CHECK(rec_log_compact(path, 19, &before, &after, &err) == 0);
+	UNIT_CHECK(after < before);
+	rec_log_free(log);
+	log = rec_log_read(path, &err);
+	UNIT_CHECK(log && log->nevs == total && log->hdr.body_raw_len == log1->hdr.body_raw_len);
+	for (i = 0; log && i < total && i < log->nevs; i++)
+		if (memcmp(&log->evs[i], &log1->evs[i], sizeof(log->evs[i]))) {
+			UNIT_CHECK_EQ(i, total);
+			break;
+		}
+	rec_log_free(log);
+
+	/* The second chunk's stream lengths overrun: named with its offset. */
+	{
+		struct rec_log_enc *enc = rec_log_enc_new(9);
+		uint8_t *c1, *c2, *body;
+		size_t l1, l2;
+		struct rec_log dl = { 0 };
+
+		UNIT_CHECK(rec_log_enc_add(enc, all_evs, 100, all_states, &err) == 0);
+		UNIT_CHECK(rec_log_enc_chunk(enc, &c1, &l1, &err) == 0);
+		UNIT_CHECK(rec_log_enc_add(enc, all_evs + 100, 100, all_states, &err) == 0);
+		UNIT_CHECK(rec_log_enc_chunk(enc, &c2, &l2, &err) == 0);
+		body = malloc(l1 + l2);
+		memcpy(body, c1, l1);
+		memcpy(body + l1, c2, l2);
+		UNIT_CHECK(rec_log_decode(body, l1 + l2, 9, 200, &dl, &err) == 0);
+		UNIT_CHECK_EQ(dl.nevs, 200);
+		free(dl.evs);
+		free(dl.states);
+		memset(&dl, 0, sizeof(dl));
+		UNIT_CHECK(rec_log_decode(body, l1 + l2 - 1, 9, 200, &dl, &err) != 0);
+		UNIT_CHECK(err && strstr(err, "overruns the body"));
+		free(err);
+		err = NULL;
+		/* Format 8 has one chunk: what follows it is an error. */
+		UNIT_CHECK(rec_log_decode(body, l1 + l2, 8, 200, &dl, &err) != 0);
+		UNIT_CHECK(err && strstr(err, "after the last stream"));
+		free(err);
+		free(dl.evs);
+		free(dl.states);
+		free(body);
+		free(c1);
+		free(c2);
+		rec_log_enc_free(enc);
+	}
+	rec_log_free(log1);
+	unlink(path);
+	unlink(one);
+	free(path);
+	free(one);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	UNIT_RUN(test_roundtrip);
@@ -704,6 +857,7 @@ int main(void)
 	UNIT_RUN(test_format6);
 	UNIT_RUN(test_format7);
 	UNIT_RUN(test_format8);
+	UNIT_RUN(test_chunks);
 	UNIT_RUN(test_tcpopt);
 	UNIT_RUN(test_order);
 	return unit_done();
