@@ -58,6 +58,7 @@ struct rec_conn {
 	struct rec_log_writer *w;	/* the log being written, once begun */
 	uint32_t enc_seq;		/* the last sequence number encoded */
 	uint32_t id_seq;		/* the identity's: no event has it */
+	size_t retry_at;		/* events held before trying again */
 	uint64_t gaps, late;		/* NET GAP and LATE counts */
 	struct rec_state last;		/* the last STATE's values */
 	int have_last;
@@ -136,6 +137,8 @@ static struct rec_conn *rec_table_get(struct rec_table *t, uint64_t conn,
 		if (!c)
 			return NULL;
 		c->conn = conn;
+		c->hdr.conn = conn;
+		snprintf(c->hdr.host, sizeof(c->hdr.host), "%s", t->host);
 		c->first_ts = ts;
 		c->next = *pp;
 		*pp = c;
@@ -200,11 +203,17 @@ const char *rec_table_error(const struct rec_table *t)
 /* Encode what @c holds once that is a chunk's worth. */
 static int rec_conn_maybe_encode(struct rec_table *t, struct rec_conn *c)
 {
-	if (c->nevs < REC_CONN_CHUNK)
+	char *err = NULL;
+
+	if (c->nevs < REC_CONN_CHUNK || c->nevs < c->retry_at)
 		return 0;
-	free(t->err);
-	t->err = NULL;
-	return rec_conn_encode(t, c, 0, &t->err);
+	if (!rec_conn_encode(t, c, 0, &err))
+		return 0;
+	if (!t->err)
+		t->err = err;	/* the first error is the one to tell */
+	else
+		free(err);
+	return -1;
 }
 
 /* Append @n events to @c's. */
@@ -293,9 +302,11 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 	return rec_conn_maybe_encode(t, c);
 }
 
-/* Free @c, unhashed already. */
+/* Free @c, unhashed already, and any part file of its log. */
 static void rec_table_drop(struct rec_table *t, struct rec_conn *c)
 {
+	rec_log_writer_drop(c->w);
+	c->w = NULL;
 	if (rec_conn_done(c))
 		t->ready--;
 	if (t->last == c)
@@ -387,14 +398,16 @@ static void rec_conn_summarise(struct rec_conn *c)
  * being written), or those that follow the last encoded in sequence
  * without a hole (the identity's number aside), REC_CONN_CHUNK or more
  * at a time. A hole that holds REC_CONN_PENDING_MAX events back is taken
- * for lost: what is behind it is encoded, the log marked incomplete, and
- * the missing events, should they come late, dropped. What is encoded
+ * for lost: the events after it up to the next hole are encoded, the log
+ * marked incomplete, and the missing events, should they come late,
+ * dropped. What is encoded
  * leaves memory (the log writer keeps it compressed, or on disk), so a
  * connection costs the recorder about the same however long it lives.
  */
 static int rec_conn_encode(struct rec_table *t, struct rec_conn *c, int all,
 			   char **err)
 {
+	struct rec_state *ns;
 	size_t n, i, keep;
 	uint32_t next;
 
@@ -407,18 +420,24 @@ static int rec_conn_encode(struct rec_table *t, struct rec_conn *c, int all,
 		c->nevs -= i;
 	}
 	n = c->nevs;
-	if (!all && n < REC_CONN_PENDING_MAX) {
+	if (!all) {
 		next = c->enc_seq + 1;
 		for (n = 0; n < c->nevs; n++, next++) {
 			if (next == c->id_seq)
 				next++;
-			if (c->evs[n].seq != next)
+			if (c->evs[n].seq == next)
+				continue;
+			/* Held back too much: the first hole is lost, not the rest. */
+			if (n || c->nevs < REC_CONN_PENDING_MAX)
 				break;
+			c->status |= DETER_LOG_LOST_EVENTS;
+			next = c->evs[n].seq;
 		}
-		if (n < REC_CONN_CHUNK)
+		if (n < REC_CONN_CHUNK) {
+			/* A hole: look again once another chunk came, not per record. */
+			c->retry_at = c->nevs + REC_CONN_CHUNK;
 			return 0;
-	} else if (!all) {
-		c->status |= DETER_LOG_LOST_EVENTS;
+		}
 	}
 	if (!c->w) {
 		c->w = rec_log_writer_new();
@@ -426,19 +445,38 @@ static int rec_conn_encode(struct rec_table *t, struct rec_conn *c, int all,
 			return rec_err(err, "out of memory");
 	}
 	rec_conn_account(c, c->evs, n);
-	if (rec_log_writer_add(c->w, t->dir, c->conn, c->evs, n, c->states, err))
+	/* The header so far, for the part file's (rec_table_write() ends it). */
+	rec_conn_summarise(c);
+	c->hdr.status = c->status | (c->have_id ? 0 : DETER_LOG_NO_IDENTITY);
+	if (rec_log_writer_add(c->w, t->dir, &c->hdr, c->evs, n, c->states, err))
 		return -1;
 	if (n)
 		c->enc_seq = c->evs[n - 1].seq;
+	c->retry_at = 0;
 	memmove(c->evs, c->evs + n, (c->nevs - n) * sizeof(*c->evs));
 	c->nevs -= n;
-	/* The states the events left still index, renumbered from 0. */
+	/*
+	 * The states the events left still index, renumbered from 0 into a
+	 * new array: they need not be in the order of their events.
+	 */
+	for (i = 0, keep = 0; i < c->nevs; i++)
+		keep += c->evs[i].type == DETER_EV_STATE;
+	if (!keep) {
+		c->nstates = 0;
+		return 0;
+	}
+	ns = malloc(keep * sizeof(*ns));
+	if (!ns)
+		return rec_err(err, "out of memory");
 	for (i = 0, keep = 0; i < c->nevs; i++)
 		if (c->evs[i].type == DETER_EV_STATE) {
-			c->states[keep] = c->states[c->evs[i].a];
+			ns[keep] = c->states[c->evs[i].a];
 			c->evs[i].a = keep++;
 		}
+	free(c->states);
+	c->states = ns;
 	c->nstates = keep;
+	c->scap = keep;
 	return 0;
 }
 

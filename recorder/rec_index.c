@@ -7,13 +7,16 @@
  * one file instead of opening every log:
  *
  *   "DETERIDX" | version u32 | record length u32 | record | record | ...
- *   record = the log's header | its file's size u64 | its mtime, ns s64
+ *   record = the log's header | its file's size u64, mtime and ctime (ns,
+ *            s64 each) and inode number u64
  *
  * deter record appends a record for each log it writes, deter compact for
  * each log it rewrites (O_APPEND, under flock(), 0600); deter index writes
  * the file anew from the logs. A record speaks for its log only while the
- * log's file has the size and mtime it names (a connection's log that was
- * rewritten has a record for each version; the current one's counts).
+ * log's file has the size, mtime, ctime and inode it names: any change
+ * to the file, even one that kept its size and mtime, moves its ctime (a
+ * connection's log that was rewritten has a record for each version;
+ * the current one's counts).
  * Every other log in DIR (written by an older deter,
  * copied in, changed since) has its header read from the log itself, and
  * a record whose log is gone lists nothing: a stale, damaged or missing
@@ -33,9 +36,18 @@
 #include "rec_index.h"
 #include "rec_log.h"
 
-static int64_t rec_index_mtime(const struct stat *st)
+static int64_t rec_index_ns(const struct timespec *t)
 {
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/* What @st says of a file, into @r. */
+static void rec_index_stamp(struct rec_index_rec *r, const struct stat *st)
+{
+	r->size = st->st_size;
+	r->mtime_ns = rec_index_ns(&st->st_mtim);
+	r->ctime_ns = rec_index_ns(&st->st_ctim);
+	r->ino = st->st_ino;
 }
 
 /* DIR/index for the directory of @path (a log), malloc'd. */
@@ -95,8 +107,7 @@ int rec_index_add(const char *path, const struct deter_log_header *h,
 		rec_err(err, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	r.size = st.st_size;
-	r.mtime_ns = rec_index_mtime(&st);
+	rec_index_stamp(&r, &st);
 	fd = open(ipath, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || flock(fd, LOCK_EX) || fstat(fd, &ist)) {
 		rec_err(err, "%s: %s", ipath, strerror(errno));
@@ -185,6 +196,8 @@ static int rec_index_load(const char *dir, struct rec_index_map *m,
 		return 0;
 	}
 	got = fread(&ih, 1, sizeof(ih), f);
+	if (!fstat(fileno(f), &st) && !st.st_size)
+		goto done;	/* created, not written yet: as good as none */
 	if (fstat(fileno(f), &st) || (size_t)got < sizeof(ih) || !rec_index_hdr_ok(&ih)) {
 		if (asprintf(&msg, "%s:0: %s; reading every log's header", ipath,
 			     rec_index_hdr_why(&ih, got)) >= 0) {
@@ -212,7 +225,8 @@ done:
 static int rec_index_rec_ok(const struct rec_index_rec *r, const struct stat *st)
 {
 	return r->size == (uint64_t)st->st_size &&
-	       r->mtime_ns == rec_index_mtime(st) &&
+	       r->mtime_ns == rec_index_ns(&st->st_mtim) &&
+	       r->ctime_ns == rec_index_ns(&st->st_ctim) && r->ino == st->st_ino &&
 	       !memcmp(r->h.magic, DETER_LOG_MAGIC, sizeof(r->h.magic)) &&
 	       r->h.version >= DETER_ABI_VERSION_MIN &&
 	       r->h.version <= DETER_ABI_VERSION &&
@@ -399,7 +413,13 @@ int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
 		goto out;
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0 || fchmod(fd, 0600)) {
+	if (fd < 0) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	if (fchmod(fd, 0600)) {
 		rec_err(err, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -411,12 +431,9 @@ int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
 	fd = -1;
 	fwrite(&ih, sizeof(ih), 1, f);
 	for (i = 0; i < *n; i++) {
-		struct rec_index_rec r = {
-			.h = e[i].h,
-			.size = sts[i].st_size,
-			.mtime_ns = rec_index_mtime(&sts[i]),
-		};
+		struct rec_index_rec r = { .h = e[i].h };
 
+		rec_index_stamp(&r, &sts[i]);
 		fwrite(&r, sizeof(r), 1, f);
 	}
 	if (fflush(f) || ferror(f) || fsync(fileno(f))) {

@@ -28,6 +28,8 @@ struct rec_index_rec {
 	struct deter_log_header h;	/* the log's header */
 	uint64_t size;			/* its file's size, bytes */
 	int64_t mtime_ns;		/* its file's mtime, ns since the epoch */
+	int64_t ctime_ns;		/* its inode's change time, ns */
+	uint64_t ino;			/* its inode number */
 };
 
 /* A log of a directory, as rec_dir_scan() found it. */

@@ -1415,35 +1415,14 @@ void rec_log_write_end(void)
 	rec_log_cctx = NULL;
 }
 
-/* Append @len bytes of @src's file to @fd. */
-static int rec_log_copy_file(int fd, const char *src, char **err)
-{
-	char buf[65536];
-	ssize_t got;
-	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-	if (in < 0)
-		return rec_err(err, "%s: %s", src, strerror(errno));
-	while ((got = read(in, buf, sizeof(buf))) > 0)
-		if (write(fd, buf, got) != got) {
-			got = -1;
-			break;
-		}
-	if (got < 0)
-		rec_err(err, "%s: %s", src, strerror(errno));
-	close(in);
-	return got < 0 ? -1 : 0;
-}
-
 /*
  * Write a log file @dst, 0600, through a new temporary file of a name of
  * its own in the same directory (mkostemp(): never an existing file or a
  * link someone planted), renamed over it: a reader never sees half a
- * log, a crash leaves the old file or none. The body: the frames in the
- * file @part (if not NULL), then @zlen bytes at @z.
+ * log, a crash leaves the old file or none.
  */
 static int rec_log_put(const char *dst, const struct deter_log_header *hdr,
-		       const char *part, const void *z, size_t zlen, char **err)
+		       const void *z, size_t zlen, char **err)
 {
 	const char *base = strrchr(dst, '/');
 	char *tmp = NULL;
@@ -1459,13 +1438,8 @@ static int rec_log_put(const char *dst, const struct deter_log_header *hdr,
 		return -1;
 	}
 	if (fchmod(fd, 0600) ||
-	    write(fd, hdr, sizeof(*hdr)) != (ssize_t)sizeof(*hdr)) {
-		rec_err(err, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (part && rec_log_copy_file(fd, part, err))
-		goto out;
-	if (write(fd, z, zlen) != (ssize_t)zlen || fsync(fd)) {
+	    write(fd, hdr, sizeof(*hdr)) != (ssize_t)sizeof(*hdr) ||
+	    write(fd, z, zlen) != (ssize_t)zlen || fsync(fd)) {
 		rec_err(err, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -1493,11 +1467,14 @@ out:
  * A log being written while its connection goes on (format 9): events
  * are encoded as they come (rec_log_writer_add()), every
  * REC_LOG_CHUNK_RAW encoded bytes make a chunk compressed into a zstd
- * frame of its own, and every REC_LOG_SPILL compressed bytes go to a
- * hidden file beside the log, DIR/.ID.dlog.part (0600), so that what the
- * recorder holds for a connection stays bounded however long it lives.
- * rec_log_writer_finish() writes the log: header, the part file's
- * frames, the last ones.
+ * frame of its own, and every REC_LOG_SPILL compressed bytes go to the
+ * log's part file, DIR/.ID.dlog.part (0600), so that what the recorder
+ * holds for a connection stays bounded however long it lives. The part
+ * file is a log: its header, rewritten after each spill, says the frames
+ * before it and "not closed", so that a recorder killed mid-connection
+ * leaves a log of what it spilled (rec_log_recover()).
+ * rec_log_writer_finish() adds the last frames and the final header and
+ * renames it into place (or, for a log that never spilled, writes it).
  */
 size_t rec_log_chunk_bytes = 64 << 10;
 size_t rec_log_spill_bytes = 64 << 10;
@@ -1509,7 +1486,9 @@ struct rec_log_writer {
 	struct rec_buf z;	/* frames not in the part file yet */
 	char *part;		/* the part file, once there is one */
 	uint64_t zlen, rawlen;	/* every frame's bytes, and decompressed */
-	uint64_t nevents;
+	uint64_t nevents;	/* events added */
+	uint64_t framed;	/* of those, in frames */
+	uint64_t file_zlen, file_rawlen, file_nevents;	/* in the part file */
 };
 
 /** rec_log_writer_new() - a log to write, of format DETER_ABI_VERSION */
@@ -1527,17 +1506,26 @@ struct rec_log_writer *rec_log_writer_new(void)
 	return w;
 }
 
-/** rec_log_writer_free() - drop a log not finished, part file and all */
+/*
+ * rec_log_writer_free() - free a writer; a log not finished keeps its
+ * part file, a log of what was spilled (rec_log_recover())
+ */
 void rec_log_writer_free(struct rec_log_writer *w)
 {
 	if (!w)
 		return;
-	if (w->part)
-		unlink(w->part);
 	free(w->part);
 	rec_log_enc_free(w->enc);
 	free(w->z.p);
 	free(w);
+}
+
+/** rec_log_writer_drop() - free a writer and its part file: no log */
+void rec_log_writer_drop(struct rec_log_writer *w)
+{
+	if (w && w->part)
+		unlink(w->part);
+	rec_log_writer_free(w);
 }
 
 static int rec_log_cctx_get(char **err)
@@ -1574,28 +1562,55 @@ static int rec_log_writer_frame(struct rec_log_writer *w, char **err)
 	w->z.len += zlen;
 	w->zlen += zlen;
 	w->rawlen += rawlen;
+	w->framed = w->nevents;
 	ret = 0;
 out:
 	free(raw);
 	return ret;
 }
 
-/* The frames held in memory, onto the end of the part file. */
-static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
-				uint64_t conn, char **err)
+/* @hdr as a log of format DETER_ABI_VERSION with @nevents in @zlen bytes. */
+static int rec_log_hdr_fill(struct deter_log_header *hdr, uint64_t nevents,
+			    uint64_t zlen, uint64_t rawlen, char **err)
 {
-	int fd, flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
+	if (nevents > REC_LOG_MAX_EVENTS || zlen > UINT32_MAX || rawlen > UINT32_MAX)
+		return rec_err(err,
+			       "connection %016llx: %llu events, %llu bytes: more than a log holds",
+			       (unsigned long long)hdr->conn, (unsigned long long)nevents,
+			       (unsigned long long)rawlen);
+	memcpy(hdr->magic, DETER_LOG_MAGIC, sizeof(hdr->magic));
+	hdr->version = DETER_ABI_VERSION;
+	hdr->header_len = sizeof(*hdr);
+	hdr->nevents = nevents;
+	hdr->body_len = zlen;
+	hdr->body_raw_len = rawlen;
+	hdr->pad = 0;
+	return 0;
+}
+
+/* The frames held in memory, onto the end of the part file, and its header. */
+static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
+				const struct deter_log_header *hdr, char **err)
+{
+	struct deter_log_header ph = *hdr;
+	int fd = -1, flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW;
 
 	if (!w->part) {
 		if (asprintf(&w->part, "%s/.%016llx.dlog.part", dir,
-			     (unsigned long long)conn) < 0) {
+			     (unsigned long long)hdr->conn) < 0) {
 			w->part = NULL;
 			return rec_err(err, "out of memory");
 		}
-		flags |= O_CREAT | O_TRUNC;
+		unlink(w->part);	/* a stale one of an earlier boot's id */
+		flags |= O_CREAT | O_EXCL;
 	}
+	ph.status |= DETER_LOG_NOT_CLOSED;
+	if (rec_log_hdr_fill(&ph, w->framed, w->zlen, w->rawlen, err))
+		return -1;
 	fd = open(w->part, flags, 0600);
-	if (fd < 0 || write(fd, w->z.p, w->z.len) != (ssize_t)w->z.len) {
+	if (fd < 0 ||
+	    pwrite(fd, w->z.p, w->z.len, sizeof(ph) + w->file_zlen) != (ssize_t)w->z.len ||
+	    pwrite(fd, &ph, sizeof(ph), 0) != (ssize_t)sizeof(ph)) {
 		rec_err(err, "%s: %s", w->part, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -1603,6 +1618,9 @@ static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
 	}
 	if (close(fd))
 		return rec_err(err, "%s: %s", w->part, strerror(errno));
+	w->file_zlen = w->zlen;
+	w->file_rawlen = w->rawlen;
+	w->file_nevents = w->framed;
 	w->z.len = 0;
 	return 0;
 }
@@ -1611,7 +1629,7 @@ static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
  * rec_log_writer_add() - encode more of a connection's events
  * @w: the log
  * @dir: its directory (for the part file)
- * @conn: its connection id
+ * @hdr: the connection's header as it is so far (for the part file's)
  * @evs: events sorted by sequence number, all after those added before
  * @n: how many
  * @states: the values their STATE events index
@@ -1619,7 +1637,8 @@ static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
  *
  * Return: 0, or -1 with *err set.
  */
-int rec_log_writer_add(struct rec_log_writer *w, const char *dir, uint64_t conn,
+int rec_log_writer_add(struct rec_log_writer *w, const char *dir,
+		       const struct deter_log_header *hdr,
 		       const struct rec_ev *evs, size_t n,
 		       const struct rec_state *states, char **err)
 {
@@ -1630,7 +1649,27 @@ int rec_log_writer_add(struct rec_log_writer *w, const char *dir, uint64_t conn,
 		return 0;
 	if (rec_log_writer_frame(w, err))
 		return -1;
-	return w->z.len < REC_LOG_SPILL ? 0 : rec_log_writer_spill(w, dir, conn, err);
+	return w->z.len < REC_LOG_SPILL ? 0 : rec_log_writer_spill(w, dir, hdr, err);
+}
+
+/*
+ * DIR/ID.dlog, or if a log has that name (the part of the connection a
+ * killed recorder had written, made a log of), DIR/ID-N.dlog. Malloc'd.
+ */
+static char *rec_log_new_name(const char *dir, uint64_t conn)
+{
+	unsigned int i;
+	char *p;
+
+	for (i = 0; i < 1000; i++) {
+		if ((i ? asprintf(&p, "%s/%016llx-%u.dlog", dir, (unsigned long long)conn, i) :
+			 asprintf(&p, "%s/%016llx.dlog", dir, (unsigned long long)conn)) < 0)
+			return NULL;
+		if (access(p, F_OK))
+			return p;
+		free(p);
+	}
+	return NULL;
 }
 
 /**
@@ -1647,33 +1686,105 @@ int rec_log_writer_finish(struct rec_log_writer *w, const char *dir,
 			  struct deter_log_header *hdr, char **path, char **err)
 {
 	char *dst = NULL;
+	int fd;
 
 	/* The last chunk: what is left, or the whole body (maybe empty). */
 	if ((!w->zlen || w->enc->raw || w->enc->run) && rec_log_writer_frame(w, err))
 		return -1;
-	if (w->nevents > REC_LOG_MAX_EVENTS || w->zlen > UINT32_MAX ||
-	    w->rawlen > UINT32_MAX)
-		return rec_err(err,
-			       "connection %016llx: %llu events, %llu bytes: more than a log holds",
-			       (unsigned long long)hdr->conn, (unsigned long long)w->nevents,
-			       (unsigned long long)w->rawlen);
-	memcpy(hdr->magic, DETER_LOG_MAGIC, sizeof(hdr->magic));
-	hdr->version = DETER_ABI_VERSION;
-	hdr->header_len = sizeof(*hdr);
-	hdr->nevents = w->nevents;
-	hdr->body_len = w->zlen;
-	hdr->body_raw_len = w->rawlen;
-	hdr->pad = 0;
-	if (asprintf(&dst, "%s/%016llx.dlog", dir, (unsigned long long)hdr->conn) < 0)
-		return rec_err(err, "out of memory");
-	if (rec_log_put(dst, hdr, w->part, w->z.p, w->z.len, err)) {
+	if (rec_log_hdr_fill(hdr, w->nevents, w->zlen, w->rawlen, err))
+		return -1;
+	dst = rec_log_new_name(dir, hdr->conn);
+	if (!dst)
+		return rec_err(err, "%s: no name left for a log of connection %016llx",
+			       dir, (unsigned long long)hdr->conn);
+	if (!w->part) {
+		if (rec_log_put(dst, hdr, w->z.p, w->z.len, err)) {
+			free(dst);
+			return -1;
+		}
+		*path = dst;
+		return 0;
+	}
+	/* The part file becomes the log: the rest of it, its header, its name. */
+	fd = open(w->part, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 ||
+	    pwrite(fd, w->z.p, w->z.len, sizeof(*hdr) + w->file_zlen) != (ssize_t)w->z.len ||
+	    pwrite(fd, hdr, sizeof(*hdr), 0) != (ssize_t)sizeof(*hdr) || fsync(fd) ||
+	    close(fd) || rename(w->part, dst)) {
+		rec_err(err, "%s: %s", w->part, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		free(dst);
 		return -1;
 	}
-	if (w->part) {
-		unlink(w->part);
-		free(w->part);
-		w->part = NULL;
+	free(w->part);
+	w->part = NULL;
+	*path = dst;
+	return 0;
+}
+
+/**
+ * rec_log_recover() - make the part file a recorder left into a log
+ * @part: DIR/.ID.dlog.part, left by a recorder killed while the
+ *	connection was open
+ * @path: the log it became, DIR/ID.dlog (malloc'd); NULL when the part
+ *	file held no events yet and was removed
+ * @err: the error message, naming the part file and the offset
+ *
+ * The log is what the recorder had spilled: marked incomplete, not
+ * closed. Frames written after the part file's last header are cut off.
+ * A part file that does not decode is left as it is.
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_log_recover(const char *part, char **path, char **err)
+{
+	const char *slash = strrchr(part, '/');
+	struct deter_log_header h;
+	struct rec_log *log;
+	struct stat st;
+	char *dst;
+	ssize_t got;
+	int fd;
+
+	*path = NULL;
+	fd = open(part, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, &st)) {
+		rec_err(err, "%s: %s", part, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	got = pread(fd, &h, sizeof(h), 0);
+	if (got == (ssize_t)sizeof(h) && !memcmp(h.magic, DETER_LOG_MAGIC, sizeof(h.magic)) &&
+	    h.version == DETER_ABI_VERSION && h.header_len == sizeof(h) && !h.body_len) {
+		close(fd);
+		unlink(part);	/* no frame spilled yet: nothing to keep */
+		return 0;
+	}
+	if (got == (ssize_t)sizeof(h) && (uint64_t)st.st_size >= sizeof(h) + (uint64_t)h.body_len &&
+	    ftruncate(fd, sizeof(h) + (uint64_t)h.body_len)) {
+		rec_err(err, "%s: %s", part, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	log = rec_log_read(part, err);	/* header, frames, events: all checked */
+	if (!log)
+		return -1;
+	rec_log_free(log);
+	if (asprintf(&dst, "%.*s%016llx.dlog", slash ? (int)(slash - part + 1) : 0, part,
+		     (unsigned long long)h.conn) < 0)
+		return rec_err(err, "out of memory");
+	if (!access(dst, F_OK)) {
+		rec_err(err, "%s: exists; %s left as it is", dst, part);
+		free(dst);
+		return -1;
+	}
+	if (rename(part, dst)) {
+		rec_err(err, "%s: %s", dst, strerror(errno));
+		free(dst);
+		return -1;
 	}
 	*path = dst;
 	return 0;
@@ -1700,10 +1811,10 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 
 	if (!w)
 		return rec_err(err, "out of memory");
-	r = rec_log_writer_add(w, dir, hdr->conn, evs, n, states, err);
+	r = rec_log_writer_add(w, dir, hdr, evs, n, states, err);
 	if (!r)
 		r = rec_log_writer_finish(w, dir, hdr, path, err);
-	rec_log_writer_free(w);
+	rec_log_writer_drop(w);
 	return r;
 }
 
@@ -1945,7 +2056,7 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 	if (zlen >= hdr.body_len)
 		goto out;
 	hdr.body_len = zlen;
-	ret = rec_log_put(path, &hdr, NULL, z, zlen, err);
+	ret = rec_log_put(path, &hdr, z, zlen, err);
 	if (!ret)
 		*after = sizeof(hdr) + zlen;
 out:

@@ -116,12 +116,15 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 extern size_t rec_log_chunk_bytes, rec_log_spill_bytes;
 struct rec_log_writer;
 struct rec_log_writer *rec_log_writer_new(void);
-int rec_log_writer_add(struct rec_log_writer *w, const char *dir, uint64_t conn,
+int rec_log_writer_add(struct rec_log_writer *w, const char *dir,
+		       const struct deter_log_header *hdr,
 		       const struct rec_ev *evs, size_t n,
 		       const struct rec_state *states, char **err);
 int rec_log_writer_finish(struct rec_log_writer *w, const char *dir,
 			  struct deter_log_header *hdr, char **path, char **err);
 void rec_log_writer_free(struct rec_log_writer *w);
+void rec_log_writer_drop(struct rec_log_writer *w);
+int rec_log_recover(const char *part, char **path, char **err);
 int rec_log_read_header(const char *path, struct deter_log_header *hdr,
 			char **err);
 struct rec_log *rec_log_read(const char *path, char **err);

@@ -13,6 +13,7 @@
  * Logs never hold payload bytes: deter.ko never reads any.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -143,6 +144,9 @@ void rec_usage_record(FILE *f)
 		"Record every TCP connection that starts from now on (or only those on\n"
 		"port P) into per-connection logs in DIR (default ./%s), until SIGINT,\n"
 		"SIGTERM or S seconds. Needs deter.ko loaded and CAP_NET_ADMIN.\n"
+		"A connection's events are written as they come, to a hidden part\n"
+		"file beside its log; those a killed recorder left in DIR become\n"
+		"logs, marked incomplete, when deter record starts there again.\n"
 		"\n"
 		"  -o, --output DIR     log directory (created, mode 0700)\n"
 		"  -p, --port P         record connections with local or remote port P (repeatable)\n"
@@ -152,6 +156,48 @@ void rec_usage_record(FILE *f)
 		"  -z, --zstd-level N   log compression, 1 (least CPU) to 19 (smallest logs;\n"
 		"                       default: about level 3's CPU, level 4's size)\n",
 		REC_DEFAULT_DIR, REC_BUFFER_KB);
+}
+
+/*
+ * The part files a killed recorder left in @dir (.ID.dlog.part), made
+ * logs of what it had written of their connections, and indexed.
+ */
+static void rec_recover_parts(const char *dir)
+{
+	struct deter_log_header h;
+	char *part, *path, *err = NULL;
+	unsigned int n = 0, bad = 0;
+	struct dirent *d;
+	size_t len;
+	DIR *dp;
+
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		len = strlen(d->d_name);
+		if (d->d_name[0] != '.' || len < 11 || strcmp(d->d_name + len - 10, ".dlog.part"))
+			continue;
+		if (asprintf(&part, "%s/%s", dir, d->d_name) < 0)
+			break;
+		if (rec_log_recover(part, &path, &err) ||
+		    (path && (rec_log_read_header(path, &h, &err) ||
+			      rec_index_add(path, &h, &err)))) {
+			rec_fail("record", "%s", err);
+			free(err);
+			err = NULL;
+			bad++;
+		}
+		n += !!path;
+		free(path);
+		free(part);
+	}
+	closedir(dp);
+	if (n || bad)
+		fprintf(stderr, "deter: record: %u log%s of connections open %s%s\n",
+			n, n == 1 ? "" : "s",
+			"when a recorder was killed made from their part files (incomplete, not closed)",
+			bad ? "; the ones named above left as they were" : "");
 }
 
 int rec_cmd_record(int argc, char **argv)
@@ -235,6 +281,7 @@ int rec_cmd_record(int argc, char **argv)
 				REC_CONTROL);
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return rec_fail("record", "%s: %s", dir, strerror(errno));
+	rec_recover_parts(dir);
 	gethostname(host, sizeof(host) - 1);
 	table = rec_table_new(dir, host);
 	if (!table)

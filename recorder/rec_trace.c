@@ -17,12 +17,14 @@
  * overruns so the recorder can say so.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
 #include <kbuffer.h>
+#include <sys/file.h>
 #include <tracefs.h>
 #include <unistd.h>
 
@@ -73,6 +75,7 @@ struct rec_trace_cpu {
 
 struct rec_trace {
 	struct tracefs_instance *inst;
+	int lock;			/* REC_TRACE_LOCK, held; or -1 */
 	struct rec_trace_cpu *cpu;	/* per-CPU readers */
 	int ncpu;
 	int page_size;
@@ -337,6 +340,52 @@ static int rec_trace_cpu_next(struct rec_trace_cpu *c, int cpu, char **err)
 	return 0;
 }
 
+/*
+ * One deter record at a time: it holds REC_TRACE_LOCK (flock(), so a
+ * killed one lets go) as long as its tracefs instance exists. An
+ * instance found while the lock is free is a killed recorder's: removed.
+ */
+#define REC_TRACE_LOCK "/run/deter-record.lock"
+
+static int rec_trace_claim(struct rec_trace *t, char **err)
+{
+	struct tracefs_instance *old;
+	char pid[32] = "";
+	ssize_t n;
+
+	t->lock = open(REC_TRACE_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (t->lock >= 0 && flock(t->lock, LOCK_EX | LOCK_NB)) {
+		n = pread(t->lock, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		return rec_err(err, "another deter record is running (pid %s, holding %s)",
+			       pid[0] ? pid : "?", REC_TRACE_LOCK);
+	}
+	if (t->lock >= 0) {
+		n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		if (ftruncate(t->lock, 0) || pwrite(t->lock, pid, n, 0) != n)
+			return rec_err(err, "%s: %s", REC_TRACE_LOCK, strerror(errno));
+	}
+	if (!tracefs_instance_exists(REC_TRACE_INSTANCE))
+		return 0;
+	if (t->lock < 0)	/* no lock to tell: the old way, refuse */
+		return rec_err(err, "tracefs instance '%s' exists: %s (or remove %s/instances/%s)",
+			       REC_TRACE_INSTANCE, "another deter record is running",
+			       tracefs_tracing_dir(), REC_TRACE_INSTANCE);
+	old = tracefs_instance_alloc(NULL, REC_TRACE_INSTANCE);
+	if (old) {
+		tracefs_event_disable(old, "deter", NULL);
+		tracefs_instance_destroy(old);
+		tracefs_instance_free(old);
+	}
+	if (tracefs_instance_exists(REC_TRACE_INSTANCE))
+		return rec_err(err, "cannot remove tracefs instance '%s' %s: %s",
+			       REC_TRACE_INSTANCE, "a killed deter record left", strerror(errno));
+	fprintf(stderr, "deter: record: removed tracefs instance '%s', %s\n",
+		REC_TRACE_INSTANCE, "left by a deter record that was killed");
+	return 0;
+}
+
 /**
  * rec_trace_open() - create deter's tracefs instance and enable its events
  * @buffer_kb: ring buffer per CPU, KiB
@@ -355,11 +404,9 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 		rec_err(err, "out of memory");
 		return NULL;
 	}
-	if (tracefs_instance_exists(REC_TRACE_INSTANCE)) {
-		rec_err(err, "tracefs instance '%s' exists: another deter record is running (or remove %s/instances/%s)",
-			REC_TRACE_INSTANCE, tracefs_tracing_dir(), REC_TRACE_INSTANCE);
+	t->lock = -1;
+	if (rec_trace_claim(t, err))
 		goto fail;
-	}
 	t->tep = rec_trace_tep();
 	if (!t->tep) {
 		rec_err(err, "cannot read deter's trace event formats from tracefs (is deter.ko loaded?)");
@@ -532,5 +579,7 @@ void rec_trace_close(struct rec_trace *t)
 	}
 	if (t->tep)
 		tep_free(t->tep);
+	if (t->lock >= 0)
+		close(t->lock);		/* after the instance is gone */
 	free(t);
 }

@@ -86,7 +86,7 @@ modes=$(stat -c %a "$LOGS"/*.dlog "$LOGS/index" | sort -u)
 [ "$modes" = 600 ]
 check_err $? "log files and index have mode $modes, not 600"
 # deter record indexed both logs: deter ls lists the same without the index.
-[ "$(stat -c %s "$LOGS/index")" -eq $((16 + 2 * 248)) ]
+[ "$(stat -c %s "$LOGS/index")" -eq $((16 + 2 * 264)) ]
 check_err $? "the index does not hold two records: $(stat -c %s "$LOGS/index") bytes"
 mv "$LOGS/index" "$TB_TMP/index"
 "$DETER" ls -d "$LOGS" --json | diff - "$TB_TMP/ls.json" > /dev/null

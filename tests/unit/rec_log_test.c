@@ -709,6 +709,8 @@ static struct rec_state all_states[CHUNK_BATCHES * NEV];
 static void test_chunks(void)
 {
 	char dir[] = "/tmp/rec_log_test.XXXXXX", *path = NULL, *one = NULL, *err = NULL;
+	char dir2[] = "/tmp/rec_log_test.XXXXXX", *rpath = NULL, rpart[128];
+	int copied = 0;
 	struct deter_log_header h = { .conn = 0xc4c4 }, h1 = { .conn = 0xc4c5 };
 	struct rec_log_writer *w = rec_log_writer_new();
 	struct rec_log *log, *log1;
@@ -718,7 +720,7 @@ static void test_chunks(void)
 	int k, frames = 0, spilled = 0;
 	FILE *f;
 
-	UNIT_CHECK(mkdtemp(dir) && w);
+	UNIT_CHECK(mkdtemp(dir) && mkdtemp(dir2) && w);
 	snprintf(part, sizeof(part), "%s/.%016llx.dlog.part", dir, 0xc4c4ULL);
 	for (k = 0; k < CHUNK_BATCHES; k++) {
 		n = make_events(evs, states, &ns);
@@ -732,8 +734,18 @@ static void test_chunks(void)
 				e->a += nstates;
 			}
 		}
-		UNIT_CHECK(rec_log_writer_add(w, dir, h.conn, evs, n, states, &err) == 0);
+		UNIT_CHECK(rec_log_writer_add(w, dir, &h, evs, n, states, &err) == 0);
 		spilled |= !access(part, F_OK);
+		/* Halfway, the recorder is killed: a copy of its part file. */
+		if (k == CHUNK_BATCHES / 2 && spilled) {
+			char cmd[256];
+
+			snprintf(cmd, sizeof(cmd),
+				 "cp %s %s/ && printf 'a frame cut short' >> %s/%s", part,
+				 dir2, dir2, strrchr(part, '/') + 1);
+			UNIT_CHECK(system(cmd) == 0);
+			copied = 1;
+		}
 		base = evs[n - 1].seq + 1;
 		total += n;
 		nstates += ns;
@@ -837,12 +849,171 @@ static void test_chunks(void)
 		free(c2);
 		rec_log_enc_free(enc);
 	}
+	/* The killed recorder's part file: a log of what it had spilled. */
+	UNIT_CHECK(copied);
+	snprintf(rpart, sizeof(rpart), "%s/%s", dir2, strrchr(part, '/') + 1);
+	UNIT_CHECK(rec_log_recover(rpart, &rpath, &err) == 0);
+	UNIT_CHECK(rpath && access(rpart, F_OK) != 0);
+	log = rpath ? rec_log_read(rpath, &err) : NULL;
+	UNIT_CHECK(log && log->nevs > 0 && log->nevs < total);
+	UNIT_CHECK(log && log->hdr.status == DETER_LOG_NOT_CLOSED && log->hdr.conn == h.conn);
+	for (i = 0; log && i < log->nevs; i++)
+		if (memcmp(&log->evs[i], &log1->evs[i], sizeof(log->evs[i])) &&
+		    log->evs[i].type != DETER_EV_STATE) {
+			UNIT_CHECK_EQ(i, log->nevs);
+			break;
+		}
+	rec_log_free(log);
+	if (rpath)
+		unlink(rpath);
+	free(rpath);
+	rmdir(dir2);
+
 	rec_log_free(log1);
 	unlink(path);
 	unlink(one);
 	free(path);
 	free(one);
 	rmdir(dir);
+}
+
+/*
+ * The table encodes a connection as its events come (rec_conn_encode()),
+ * here in chunks of 4 events, 64-byte chunks and 128-byte spills: events
+ * and checkpoints handed over out of order, and one held back long after
+ * the rest (a hole the table waits for), make a complete log with every
+ * event, and every checkpoint's values, in sequence; held back too long,
+ * that one is lost, and only it, and the log is marked incomplete.
+ */
+static void table_stream(unsigned int late_at, uint32_t want_status)
+{
+	char dir[] = "/tmp/rec_log_test.XXXXXX", path[64], ipath[64], *err = NULL;
+	struct rec_conn_id id = { .seq = 1, .sport = 5201, .dport = 40000 };
+	size_t chunk = rec_conn_chunk_events, cb = rec_log_chunk_bytes;
+	size_t sp = rec_log_spill_bytes, i, j, k;
+	enum { N = 400, LATE = 50 };
+	size_t lost = want_status ? 1 : 0;
+	uint32_t order[N];
+	struct rec_table *t;
+	struct rec_log *log;
+	struct rec_state st;
+
+	rec_conn_chunk_events = 4;
+	rec_log_chunk_bytes = 64;
+	rec_log_spill_bytes = 128;
+	UNIT_CHECK(mkdtemp(dir));
+	t = rec_table_new(dir, "h");
+	UNIT_CHECK(t && rec_table_conn(t, 7, 1, &id) == 0);
+	/* Sequence numbers 2 .. N + 1, reversed in windows of 8, LATE's last. */
+	for (i = 0, k = 0; i < N; i += 8)
+		for (j = i + 8 > N ? N : i + 8; j-- > i;) {
+			if (j + 2 != LATE)
+				order[k++] = j + 2;
+			if (k == late_at)
+				order[k++] = LATE;
+		}
+	for (i = 0; i < N; i++) {
+		uint32_t seq = order[i];
+
+		if (seq % 3 == 0) {	/* a checkpoint */
+			for (j = 0; j < DETER_ST_MAX; j++)
+				st.v[j] = seq * 1000 + j;
+			UNIT_CHECK(rec_table_state(t, 7, 2 + i, seq, 0, &st) == 0);
+		} else {
+			struct rec_ev ev = {
+				.seq = seq, .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK,
+				.a = (uint64_t)(seq * 7919 % 1000) * 1000,
+			};
+
+			UNIT_CHECK(rec_table_events(t, 7, 2 + i, &ev, 1) == 0);
+		}
+	}
+	memset(&st, 0, sizeof(st));
+	UNIT_CHECK(rec_table_state(t, 7, N + 2, N + 2, 1, &st) == 0);
+	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+	rec_table_free(t);
+	snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
+	log = rec_log_read(path, &err);
+	UNIT_CHECK(log);
+	if (log) {
+		UNIT_CHECK_EQ(log->hdr.status, want_status);
+		UNIT_CHECK_EQ(log->nevs, N + 1 - lost);
+		UNIT_CHECK(log->nchunks > 10);
+		for (i = 0; i < log->nevs; i++) {
+			const struct rec_ev *e = &log->evs[i];
+			uint32_t want = i + 2 + (lost && i + 2 >= LATE);
+
+			UNIT_CHECK_EQ(e->seq, want);
+			if (e->seq != want)
+				break;
+			if (e->type == DETER_EV_STATE && !e->sub)
+				UNIT_CHECK_EQ(log->states[e->a].v[3], e->seq * 1000 + 3);
+			else if (e->type != DETER_EV_STATE)
+				UNIT_CHECK_EQ(e->a, (uint64_t)(e->seq * 7919 % 1000) * 1000);
+		}
+	}
+	rec_log_free(log);
+	unlink(path);
+	snprintf(ipath, sizeof(ipath), "%s/index", dir);
+	unlink(ipath);
+	UNIT_CHECK(rmdir(dir) == 0);	/* no part file left */
+	rec_conn_chunk_events = chunk;
+	rec_log_chunk_bytes = cb;
+	rec_log_spill_bytes = sp;
+}
+
+/*
+ * Checkpoints 12 and 11 arrive in that order and are still waiting when
+ * 2..5 are encoded: each keeps its own values.
+ */
+static void table_states_reversed(void)
+{
+	char dir[] = "/tmp/rec_log_test.XXXXXX", path[64], ipath[64], *err = NULL;
+	static const uint32_t order[] = { 2, 3, 4, 12, 11, 5, 6, 7, 8, 9, 10 };
+	struct rec_conn_id id = { .seq = 1 };
+	size_t chunk = rec_conn_chunk_events, i, j;
+	struct rec_table *t;
+	struct rec_log *log;
+	struct rec_state st;
+
+	rec_conn_chunk_events = 4;
+	UNIT_CHECK(mkdtemp(dir));
+	t = rec_table_new(dir, "h");
+	UNIT_CHECK(t && rec_table_conn(t, 7, 1, &id) == 0);
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		struct rec_ev ev = { .seq = order[i], .type = DETER_EV_LOCK };
+
+		for (j = 0; j < DETER_ST_MAX; j++)
+			st.v[j] = order[i] * 100 + j;
+		if (order[i] >= 11)
+			UNIT_CHECK(rec_table_state(t, 7, 2 + i, order[i], 0, &st) == 0);
+		else
+			UNIT_CHECK(rec_table_events(t, 7, 2 + i, &ev, 1) == 0);
+	}
+	UNIT_CHECK(rec_table_state(t, 7, 20, 13, 1, &st) == 0);
+	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+	rec_table_free(t);
+	snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
+	log = rec_log_read(path, &err);
+	UNIT_CHECK(log && log->nevs == 12 && log->hdr.status == 0);
+	for (i = 0; log && i < log->nevs; i++)
+		if (log->evs[i].type == DETER_EV_STATE && !log->evs[i].sub)
+			UNIT_CHECK_EQ(log->states[log->evs[i].a].v[0], log->evs[i].seq * 100);
+	rec_log_free(log);
+	unlink(path);
+	snprintf(ipath, sizeof(ipath), "%s/index", dir);
+	unlink(ipath);
+	rmdir(dir);
+	rec_conn_chunk_events = chunk;
+}
+
+static void test_table_stream(void)
+{
+	table_states_reversed();
+	/* Seq 50 comes 200 events late: within the 256 a hole may hold. */
+	table_stream(250, 0);
+	/* It comes last: given up for lost, only it; the log says so. */
+	table_stream(400, DETER_LOG_LOST_EVENTS);
 }
 
 int main(void)
@@ -858,6 +1029,7 @@ int main(void)
 	UNIT_RUN(test_format7);
 	UNIT_RUN(test_format8);
 	UNIT_RUN(test_chunks);
+	UNIT_RUN(test_table_stream);
 	UNIT_RUN(test_tcpopt);
 	UNIT_RUN(test_order);
 	return unit_done();

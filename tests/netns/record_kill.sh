@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# deter record killed in the middle of a connection: what it had written
+# of it is kept, and the next deter record in that directory makes logs
+# of it, marked incomplete:
+#
+#   A (10.0.1.1) a0 ---- [switch] ---- b0 B (10.0.2.1)
+#        strace client: 400 requests of 200 B, answers of 2000 B
+#
+# deter record runs with small chunks (32 events, 256 B encoded, part
+# files written every 512 B) and is sent SIGKILL after a second. Checks:
+# it left part files; deter record started again turns them into logs
+# (no part file left, both in the index) marked incomplete and not
+# closed; A's log holds the first of the socket calls strace saw, in
+# order, with their sizes and results; deter replay refuses the log. The
+# killed recorder's tracefs instance is taken over; a live recorder's is
+# not: a second deter record is refused.
+
+source "$(dirname "$0")/lib.sh"
+
+DETER=$TB_TOP/bin/deter
+LOGS=$TB_TMP/logs
+RPCS=400
+
+testbed_create || exit $ksft_fail
+link_shape "$A" a0 1ms
+link_shape "$B" b0 1ms
+
+DETER_RECORD_CHUNK_EVENTS=32 DETER_RECORD_CHUNK_BYTES=256 DETER_RECORD_SPILL_BYTES=512 \
+	"$DETER" record -o "$LOGS" --port 5201 2> "$TB_TMP/record.err" &
+rec=$!
+sleep 1
+ip netns exec "$B" "$TCPWL" server -b "$B_IP" --rpc 200:2000 > /dev/null &
+srv=$!
+wait_listen "$B" 5201 || exit $ksft_fail
+ip netns exec "$A" strace -qq -e trace=sendto,recvfrom -o "$TB_TMP/client.strace" \
+	"$TCPWL" client -c "$B_IP" --rpc $RPCS:200:2000 > /dev/null &
+cli=$!
+sleep 1
+kill -KILL $rec
+wait $rec 2>/dev/null
+wait $cli
+wait $srv
+
+CHECK_RC=0
+parts=$(find "$LOGS" -name '.*.dlog.part' | wc -l)
+[ "$parts" -eq 2 ]
+check_err $? "the killed recorder left $parts part files, not 2: $(ls -a "$LOGS")"
+"$DETER" record -o "$LOGS" --port 5201 --duration 1 2> "$TB_TMP/record2.err"
+check_err $? "deter record again: $(cat "$TB_TMP/record2.err")"
+grep -q "2 logs of connections open when a recorder was killed made from their part files" \
+	"$TB_TMP/record2.err"
+check_err $? "deter record did not say it made 2 logs: $(cat "$TB_TMP/record2.err")"
+grep -q "removed tracefs instance 'deter', left by a deter record that was killed" \
+	"$TB_TMP/record2.err"
+check_err $? "deter record did not take over the killed one's instance: $(cat "$TB_TMP/record2.err")"
+[ -z "$(find "$LOGS" -name '.*.dlog.part')" ]
+check_err $? "part files left: $(ls -a "$LOGS")"
+"$DETER" ls -d "$LOGS" --json > "$TB_TMP/ls.json"
+check_err $? "deter ls failed"
+[ "$(grep -c '"status":"incomplete,not-closed"' "$TB_TMP/ls.json")" -eq 2 ]
+check_err $? "expected 2 logs, incomplete and not closed: $(cat "$TB_TMP/ls.json")"
+mv "$LOGS/index" "$TB_TMP/index"
+"$DETER" ls -d "$LOGS" --json | diff - "$TB_TMP/ls.json" > /dev/null
+check_err $? "the index did not list the recovered logs as they are"
+mv "$TB_TMP/index" "$LOGS/index"
+log_test $CHECK_RC "record_kill: a killed recorder's part files became logs, incomplete"
+
+# --- A's log: a prefix of the socket calls strace saw
+CHECK_RC=0
+a_id=$(sed -n "s/.*\"id\":\"\([0-9a-f]*\)\",\"local\":\"$A_IP:.*/\1/p" "$TB_TMP/ls.json")
+"$DETER" show -d "$LOGS" "$a_id" > "$TB_TMP/a.show"
+check_err $? "deter show of A's log failed"
+awk '$2 == "call" { c = $3; n = $5 } $2 == "return" { print c, n, $5 }' "$TB_TMP/a.show" \
+	> "$TB_TMP/a.calls"
+sed -n 's/^sendto([0-9]*, .*, \([0-9]*\), [^,]*, [^,]*, [^)]*) *= \(-\{0,1\}[0-9]*\).*/sendmsg \1 \2/p;
+	s/^recvfrom([0-9]*, .*, \([0-9]*\), [^,]*, [^,]*, [^)]*) *= \(-\{0,1\}[0-9]*\).*/recvmsg \1 \2/p' \
+	"$TB_TMP/client.strace" > "$TB_TMP/strace.calls"
+n=$(wc -l < "$TB_TMP/a.calls")
+all=$(wc -l < "$TB_TMP/strace.calls")
+[ "$n" -gt 10 ] && [ "$n" -lt "$all" ]
+check_err $? "A's log has $n of the $all calls strace saw"
+head -n "$n" "$TB_TMP/strace.calls" | diff - "$TB_TMP/a.calls" > "$TB_TMP/calls.diff"
+check_err $? "A's calls are not strace's first $n: $(head -4 "$TB_TMP/calls.diff")"
+log_test $CHECK_RC "record_kill: A's log holds the first $n of $all socket calls, as strace saw them"
+
+CHECK_RC=0
+"$DETER" replay -d "$LOGS" "$a_id" -o "$TB_TMP/replay" > "$TB_TMP/replay.out" 2>&1
+[ $? -ne 0 ] && grep -q "incomplete log (not-closed): cannot replay" "$TB_TMP/replay.out"
+check_err $? "deter replay of the partial log: $(tail -2 "$TB_TMP/replay.out")"
+log_test $CHECK_RC "record_kill: deter replay refuses the partial log"
+
+# --- while one deter record runs, another is refused, naming it
+CHECK_RC=0
+"$DETER" record -o "$TB_TMP/logs3" --duration 3 2> "$TB_TMP/record3.err" &
+rec=$!
+sleep 1
+"$DETER" record -o "$TB_TMP/logs4" --duration 1 2> "$TB_TMP/record4.err"
+rc=$?
+wait $rec
+check_err $? "the first deter record failed: $(cat "$TB_TMP/record3.err")"
+[ $rc -eq 1 ] && grep -q "^deter: record: another deter record is running (pid $rec, " \
+	"$TB_TMP/record4.err"
+check_err $? "a second deter record exited $rc: $(cat "$TB_TMP/record4.err")"
+log_test $CHECK_RC "record_kill: a second deter record is refused while one runs"
+
+exit $RET
