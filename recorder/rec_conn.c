@@ -71,6 +71,7 @@ struct rec_table {
 	char *dir, *host;
 	unsigned int written, incomplete;
 	unsigned int index_failed;	/* logs the index missed */
+	unsigned int unwritten;		/* logs that could not be written */
 	char *err;			/* why adding events failed */
 };
 
@@ -302,10 +303,13 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 	return rec_conn_maybe_encode(t, c);
 }
 
-/* Free @c, unhashed already, and any part file of its log. */
-static void rec_table_drop(struct rec_table *t, struct rec_conn *c)
+/* Free @c, unhashed already, and (but with @keep_part) its log's part file. */
+static void rec_table_drop(struct rec_table *t, struct rec_conn *c, int keep_part)
 {
-	rec_log_writer_drop(c->w);
+	if (!keep_part)
+		rec_log_writer_drop(c->w);
+	else
+		rec_log_writer_free(c->w);
 	c->w = NULL;
 	if (rec_conn_done(c))
 		t->ready--;
@@ -521,7 +525,10 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
  *	connection not provably whole is marked as having lost events
  * @err: the error message
  *
- * Return: 0, or -1 with *err set (a log could not be written).
+ * A log that cannot be written is said on stderr and counted
+ * (rec_table_unwritten()); the others are written all the same.
+ *
+ * Return: 0.
  */
 int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 		    char **err)
@@ -540,7 +547,7 @@ int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 
 			if (c->discard && (whole || stopping)) {
 				*pp = c->next;
-				rec_table_drop(t, c);
+				rec_table_drop(t, c, 0);
 				continue;
 			}
 			if (c->final_seq && whole) {
@@ -554,13 +561,32 @@ int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 			}
 			if (!status && !whole)
 				status = DETER_LOG_LOST_EVENTS;
-			if (rec_table_write(t, c, status, err))
-				return -1;
 			*pp = c->next;
-			rec_table_drop(t, c);
+			if (rec_table_write(t, c, status, err)) {
+				/*
+				 * One log not written (a full disk, a connection past
+				 * what a log holds): said, and the others go on. What
+				 * it spilled stays in its part file for the next start.
+				 */
+				fprintf(stderr, "deter: record: %s; %s %016llx is not written\n",
+					*err ? *err : "out of memory", "the log of connection",
+					(unsigned long long)c->conn);
+				free(*err);
+				*err = NULL;
+				t->unwritten++;
+				rec_table_drop(t, c, 1);
+				continue;
+			}
+			rec_table_drop(t, c, 0);
 		}
 	}
 	return 0;
+}
+
+/** rec_table_unwritten() - logs rec_table_flush() could not write */
+unsigned int rec_table_unwritten(const struct rec_table *t)
+{
+	return t->unwritten;
 }
 
 void rec_table_counts(const struct rec_table *t, unsigned int *written,

@@ -214,7 +214,7 @@ int rec_cmd_record(int argc, char **argv)
 	};
 	unsigned long long v, th_us = DETER_SAMPLE_THRESHOLD_NS / 1000;
 	unsigned long long duration = 0, buffer_kb = REC_BUFFER_KB;
-	unsigned int written, incomplete, open, nports = 0;
+	unsigned int written, incomplete, open, unwritten, nports = 0;
 	const char *dir = REC_DEFAULT_DIR;
 	char ctl[256], host[64] = "localhost", *err = NULL;
 	unsigned short ports[16];
@@ -327,11 +327,13 @@ int rec_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	rec_table_counts(table, &written, &incomplete, &open);
+	unwritten = rec_table_unwritten(table);
 	fprintf(stderr,
-		"deter: %u connection%s recorded in %s, %u incomplete; %llu events read, %llu lost\n",
+		"deter: %u connection%s recorded in %s, %u incomplete%s; %llu events read, %llu lost\n",
 		written, written == 1 ? "" : "s", dir, incomplete,
+		unwritten ? ", some not written (said above)" : "",
 		rec_trace_events(trace), lost);
-	ret = lost ? 1 : 0;
+	ret = lost || unwritten ? 1 : 0;
 out:
 	if (blocked)
 		rec_unblock_stop(&stop, &old);

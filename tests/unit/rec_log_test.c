@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -1007,8 +1008,57 @@ static void table_states_reversed(void)
 	rec_conn_chunk_events = chunk;
 }
 
+/*
+ * A log that cannot be written (here: its part file replaced by a
+ * directory) is counted and said; the other connection's log is written.
+ */
+static void table_unwritten(void)
+{
+	char dir[] = "/tmp/rec_log_test.XXXXXX", path[96], part[96], *err = NULL;
+	size_t chunk = rec_conn_chunk_events, cb = rec_log_chunk_bytes;
+	size_t sp = rec_log_spill_bytes, i;
+	struct rec_conn_id id = { .seq = 1 };
+	struct rec_state st = { { 0 } };
+	struct rec_table *t;
+	uint64_t conn;
+
+	rec_conn_chunk_events = 4;
+	rec_log_chunk_bytes = 16;
+	rec_log_spill_bytes = 16;
+	UNIT_CHECK(mkdtemp(dir));
+	t = rec_table_new(dir, "h");
+	for (conn = 7; t && conn <= 8; conn++) {
+		UNIT_CHECK(rec_table_conn(t, conn, 1, &id) == 0);
+		for (i = 2; i < 100; i++) {
+			struct rec_ev ev = {
+				.seq = i, .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK,
+				.a = i * 1000,
+			};
+
+			UNIT_CHECK(rec_table_events(t, conn, i, &ev, 1) == 0);
+		}
+		UNIT_CHECK(rec_table_state(t, conn, 100, 100, 1, &st) == 0);
+	}
+	snprintf(part, sizeof(part), "%s/.%016x.dlog.part", dir, 8);
+	UNIT_CHECK(unlink(part) == 0 && mkdir(part, 0700) == 0);
+	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+	UNIT_CHECK_EQ(rec_table_unwritten(t), 1);
+	rec_table_free(t);
+	snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
+	UNIT_CHECK(access(path, F_OK) == 0);
+	unlink(path);
+	rmdir(part);
+	snprintf(path, sizeof(path), "%s/index", dir);
+	unlink(path);
+	UNIT_CHECK(rmdir(dir) == 0);
+	rec_conn_chunk_events = chunk;
+	rec_log_chunk_bytes = cb;
+	rec_log_spill_bytes = sp;
+}
+
 static void test_table_stream(void)
 {
+	table_unwritten();
 	table_states_reversed();
 	/* Seq 50 comes 200 events late: within the 256 a hole may hold. */
 	table_stream(250, 0);
