@@ -279,7 +279,17 @@ static int rec_entry_cmp(const void *a, const void *b)
 	return x->h.conn < y->h.conn ? -1 : x->h.conn > y->h.conn;
 }
 
-static int rec_scan(const char *dir, int use_index, struct rec_entry **out,
+/* A name rec_scan() lists: a log, or with @parts a log being written. */
+static int rec_scan_name(const char *name, int parts)
+{
+	size_t len = strlen(name);
+
+	if (len > 5 && name[0] != '.' && !strcmp(name + len - 5, ".dlog"))
+		return 1;
+	return parts && len > 11 && name[0] == '.' && !strcmp(name + len - 10, ".dlog.part");
+}
+
+static int rec_scan(const char *dir, int use_index, int parts, struct rec_entry **out,
 		    size_t *n, size_t *from_index, struct stat **stats,
 		    rec_scan_report report, void *arg, char **err)
 {
@@ -289,7 +299,7 @@ static int rec_scan(const char *dir, int use_index, struct rec_entry **out,
 	struct stat st, *sts = NULL, *ns;
 	char *rerr = NULL;
 	struct dirent *d;
-	size_t cap = 0, len;
+	size_t cap = 0;
 	DIR *dp;
 
 	*n = 0;
@@ -301,8 +311,7 @@ static int rec_scan(const char *dir, int use_index, struct rec_entry **out,
 	if (use_index && rec_index_load(dir, &m, report, arg))
 		goto oom;
 	while ((d = readdir(dp))) {
-		len = strlen(d->d_name);
-		if (len < 6 || d->d_name[0] == '.' || strcmp(d->d_name + len - 5, ".dlog"))
+		if (!rec_scan_name(d->d_name, parts))
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -362,9 +371,9 @@ oom:
 /**
  * rec_dir_scan() - every log of a directory, with its header
  * @dir: the directory
+ * @flags: REC_SCAN_PARTS: also the part files of logs being written
  * @out: the logs, oldest first (rec_entries_free() them)
  * @n: how many
- * @from_index: if not NULL, how many of them the index gave
  * @report: called with a line for each log (or index) that could not be
  *	read; the scan leaves it out and goes on
  * @arg: for @report
@@ -372,11 +381,10 @@ oom:
  *
  * Return: 0, or -1 with *err set (@dir unreadable, out of memory).
  */
-int rec_dir_scan(const char *dir, struct rec_entry **out, size_t *n,
-		 size_t *from_index, rec_scan_report report, void *arg,
-		 char **err)
+int rec_dir_scan(const char *dir, int flags, struct rec_entry **out, size_t *n,
+		 rec_scan_report report, void *arg, char **err)
 {
-	return rec_scan(dir, 1, out, n, from_index, NULL, report, arg, err);
+	return rec_scan(dir, 1, flags & REC_SCAN_PARTS, out, n, NULL, NULL, report, arg, err);
 }
 
 /**
@@ -405,7 +413,7 @@ int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
 	size_t i;
 
 	memcpy(ih.magic, REC_INDEX_MAGIC, sizeof(ih.magic));
-	if (rec_scan(dir, 0, &e, n, NULL, &sts, report, arg, err))
+	if (rec_scan(dir, 0, 0, &e, n, NULL, &sts, report, arg, err))
 		return -1;
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, REC_INDEX_NAME) < 0 ||
 	    asprintf(&dst, "%s/%s", dir, REC_INDEX_NAME) < 0) {

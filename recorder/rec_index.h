@@ -48,9 +48,11 @@ int rec_index_add(const char *path, const struct deter_log_header *h,
 		  char **err);
 int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
 		      void *arg, char **err);
-int rec_dir_scan(const char *dir, struct rec_entry **out, size_t *n,
-		 size_t *from_index, rec_scan_report report, void *arg,
-		 char **err);
+/* rec_dir_scan() also lists the part files of logs being written. */
+#define REC_SCAN_PARTS 1
+
+int rec_dir_scan(const char *dir, int flags, struct rec_entry **out, size_t *n,
+		 rec_scan_report report, void *arg, char **err);
 void rec_entries_free(struct rec_entry *e, size_t n);
 
 #endif /* _REC_INDEX_H */

@@ -1818,6 +1818,14 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 	return r;
 }
 
+/* Is @path a part file (a log being written, or left by a killed recorder)? */
+static int rec_log_is_part(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len > 10 && !strcmp(path + len - 10, ".dlog.part");
+}
+
 static int rec_log_check_header(const char *path, const struct deter_log_header *h,
 				off_t size, char **err)
 {
@@ -1833,7 +1841,9 @@ static int rec_log_check_header(const char *path, const struct deter_log_header 
 	if (h->nevents > REC_LOG_MAX_EVENTS)
 		return rec_err(err, "%s:112: %u events is more than a log can hold",
 			       path, h->nevents);
-	if (size >= 0 && (uint64_t)size != sizeof(*h) + (uint64_t)h->body_len)
+	/* A log being written (a part file) may have a frame past its header's. */
+	if (size >= 0 && (uint64_t)size != sizeof(*h) + (uint64_t)h->body_len &&
+	    !(rec_log_is_part(path) && (uint64_t)size > sizeof(*h) + (uint64_t)h->body_len))
 		return rec_err(err, "%s:%lld: file is %lld bytes, header says %zu",
 			       path, (long long)(size < (off_t)sizeof(*h) + h->body_len ?
 			       size : (off_t)sizeof(*h) + h->body_len),

@@ -397,14 +397,14 @@ static void rec_scan_report_line(const char *msg, void *arg)
 }
 
 /* Every log in @dir, oldest first; the unreadable ones reported in *bad. */
-static int rec_scan(const char *cmd, const char *dir, struct rec_entry **out,
-		    size_t *n, int *bad)
+static int rec_scan_flags(const char *cmd, const char *dir, int flags,
+			  struct rec_entry **out, size_t *n, int *bad)
 {
 	struct rec_scan_ctx sc = { .cmd = cmd };
 	char *err = NULL;
 	int r;
 
-	r = rec_dir_scan(dir, out, n, NULL, rec_scan_report_line, &sc, &err);
+	r = rec_dir_scan(dir, flags, out, n, rec_scan_report_line, &sc, &err);
 	if (r) {
 		rec_fail(cmd, "%s", err);
 		free(err);
@@ -414,10 +414,24 @@ static int rec_scan(const char *cmd, const char *dir, struct rec_entry **out,
 	return 0;
 }
 
+/* Is @e a log being written (its part file), not a log? */
+static int rec_entry_is_part(const struct rec_entry *e)
+{
+	size_t len = strlen(e->path);
+
+	return len > 10 && !strcmp(e->path + len - 10, ".dlog.part");
+}
+
+static int rec_scan(const char *cmd, const char *dir, struct rec_entry **out,
+		    size_t *n, int *bad)
+{
+	return rec_scan_flags(cmd, dir, 0, out, n, bad);
+}
+
 void rec_usage_ls(FILE *f)
 {
 	fprintf(f,
-		"usage: deter ls [-d DIR] [--json] [--flagged] [--incomplete] [--port P]\n"
+		"usage: deter ls [-d DIR] [--json] [--flagged] [--incomplete] [--open] [--port P]\n"
 		"\n"
 		"List recorded connections, one per line, oldest first.\n"
 		"\n"
@@ -426,6 +440,8 @@ void rec_usage_ls(FILE *f)
 		"  -f, --flagged    only connections with retransmissions, RTOs, drops,\n"
 		"                   CE marks, zero windows, or an incomplete log\n"
 		"  -i, --incomplete only incomplete logs\n"
+		"  -o, --open       also connections being recorded: what deter record\n"
+		"                   has written of them so far (status \"open\")\n"
 		"  -p, --port P     only connections with local or remote port P\n",
 		REC_DEFAULT_DIR);
 }
@@ -437,19 +453,20 @@ int rec_cmd_ls(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "flagged", no_argument, NULL, 'f' },
 		{ "incomplete", no_argument, NULL, 'i' },
+		{ "open", no_argument, NULL, 'o' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = REC_DEFAULT_DIR;
-	int json = 0, flagged = 0, incomplete = 0, bad, c;
+	int json = 0, flagged = 0, incomplete = 0, open = 0, bad, c;
 	unsigned long long port = 0;
 	char src[32], dst[32], start[32], st[64];
 	struct rec_entry *e;
 	size_t n, i;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:jfip:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:jfiop:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -462,6 +479,9 @@ int rec_cmd_ls(int argc, char **argv)
 			break;
 		case 'i':
 			incomplete = 1;
+			break;
+		case 'o':
+			open = 1;
 			break;
 		case 'p':
 			if (rec_num(optarg, 65535, &port) || !port)
@@ -476,7 +496,7 @@ int rec_cmd_ls(int argc, char **argv)
 	}
 	if (optind != argc)
 		return rec_usage_err("ls", "unexpected argument '%s'", argv[optind]);
-	if (rec_scan("ls", dir, &e, &n, &bad))
+	if (rec_scan_flags("ls", dir, open ? REC_SCAN_PARTS : 0, &e, &n, &bad))
 		return 1;
 	if (!json)
 		printf("%-16s  %-21s  %-21s  %-19s  %9s  %10s  %10s  %7s  %3s  %5s  %3s  %4s  %s\n",
@@ -496,6 +516,8 @@ int rec_cmd_ls(int argc, char **argv)
 		rec_addr(dst, sizeof(dst), h->daddr, h->dport);
 		rec_time(start, sizeof(start), h->real_ns);
 		rec_log_status_str(h->status, st, sizeof(st));
+		if (rec_entry_is_part(&e[i]))
+			snprintf(st, sizeof(st), "open");
 		if (json) {
 			printf("{\"id\":\"%016llx\",\"local\":\"%s\",\"remote\":\"%s\",",
 			       (unsigned long long)h->conn, src, dst);

@@ -242,7 +242,7 @@ int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 	if (stat(path, &self))
 		return rec_err(err, "%s: %s", path, strerror(errno));
 	/* The directory's index has the headers: one file read, not all. */
-	if (rec_dir_scan(dir, &e, &n, NULL, replay_pair_skip, &bad, err))
+	if (rec_dir_scan(dir, 0, &e, &n, replay_pair_skip, &bad, err))
 		return -1;
 	for (i = 0; i < n; i++) {
 		if (!replay_hdr_peer(&h, &e[i].h))

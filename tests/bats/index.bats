@@ -126,3 +126,25 @@ opened() {
 	assert_status 2
 	[ "${stderr_lines[0]}" = "deter: index: unexpected argument 'extra'" ]
 }
+
+@test "deter ls --open also lists logs being written (part files), as open" {
+	cp -p logs/$A.dlog logs/.$A.dlog.part
+	mv logs/$A.dlog logs-A.dlog
+	printf 'a frame being written' >> logs/.$A.dlog.part
+	run "$DETER" ls -d logs
+	assert_status 0
+	[ "${#lines[@]}" -eq 2 ]
+	run "$DETER" ls -d logs --open
+	assert_status 0
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[1]}" == "$A "*" open" ]]
+	run "$DETER" show logs/.$A.dlog.part
+	assert_status 0
+	[[ "${lines[0]}" == "connection $A "* ]]
+	# A log (not a part file) with bytes past its body is still an error.
+	cat logs-A.dlog > logs/$A.dlog
+	printf 'x' >> logs/$A.dlog
+	run --separate-stderr "$DETER" show logs/$A.dlog
+	assert_status 1
+	[[ "$stderr" == "deter: show: logs/$A.dlog:"*"header says"* ]]
+}

@@ -10,7 +10,8 @@
 #
 # deter record runs with small chunks (32 events, 256 B encoded, part
 # files written every 512 B) and is sent SIGKILL after a second. Checks:
-# it left part files; deter record started again turns them into logs
+# deter ls --open listed both connections while it ran; it left part
+# files; deter record started again turns them into logs
 # (no part file left, both in the index) marked incomplete and not
 # closed; A's log holds the first of the socket calls strace saw, in
 # order, with their sizes and results; deter replay refuses the log. The
@@ -38,10 +39,22 @@ ip netns exec "$A" strace -qq -e trace=sendto,recvfrom -o "$TB_TMP/client.strace
 	"$TCPWL" client -c "$B_IP" --rpc $RPCS:200:2000 > /dev/null &
 cli=$!
 sleep 1
+"$DETER" ls -d "$LOGS" --open --json > "$TB_TMP/open.json" 2>&1
+orc=$?
 kill -KILL $rec
 wait $rec 2>/dev/null
 wait $cli
 wait $srv
+
+# --- while it ran: deter ls --open listed both connections, "open"
+CHECK_RC=0
+check_err $orc "deter ls --open: $(cat "$TB_TMP/open.json")"
+[ "$(grep -c '"status":"open"' "$TB_TMP/open.json")" -eq 2 ]
+check_err $? "deter ls --open did not list 2 open connections: $(cat "$TB_TMP/open.json")"
+a_part=$(sed -n "s/.*\"local\":\"$A_IP:.*\"file\":\"\([^\"]*\)\".*/\1/p" "$TB_TMP/open.json")
+[ -n "$a_part" ] && "$DETER" show "$a_part" | grep -q ' call '
+check_err $? "deter show of A's part file ($a_part) shows no calls"
+log_test $CHECK_RC "record_kill: deter ls --open lists the connections being recorded"
 
 CHECK_RC=0
 parts=$(find "$LOGS" -name '.*.dlog.part' | wc -l)
