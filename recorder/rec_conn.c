@@ -490,11 +490,8 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 	char *path = NULL, *ierr = NULL;
 	int r;
 
-	if (!c->have_id) {
-		c->hdr.conn = c->conn;
-		snprintf(c->hdr.host, sizeof(c->hdr.host), "%s", t->host);
+	if (!c->have_id)	/* its id and host, from rec_table_get() */
 		status |= DETER_LOG_NO_IDENTITY;
-	}
 	r = rec_conn_encode(t, c, 1, err);
 	if (r)
 		return r;

@@ -196,9 +196,9 @@ static int rec_index_load(const char *dir, struct rec_index_map *m,
 		return 0;
 	}
 	got = fread(&ih, 1, sizeof(ih), f);
-	if (!fstat(fileno(f), &st) && !st.st_size)
+	if (fstat(fileno(f), &st) || !st.st_size)
 		goto done;	/* created, not written yet: as good as none */
-	if (fstat(fileno(f), &st) || (size_t)got < sizeof(ih) || !rec_index_hdr_ok(&ih)) {
+	if ((size_t)got < sizeof(ih) || !rec_index_hdr_ok(&ih)) {
 		if (asprintf(&msg, "%s:0: %s; reading every log's header", ipath,
 			     rec_index_hdr_why(&ih, got)) >= 0) {
 			report(msg, arg);
@@ -221,18 +221,14 @@ done:
 	return 0;
 }
 
-/* A record that still speaks for its log, whose file has @st. */
-static int rec_index_rec_ok(const struct rec_index_rec *r, const struct stat *st)
+/* A record that still speaks for its log @path, whose file has @st. */
+static int rec_index_rec_ok(const struct rec_index_rec *r, const char *path,
+			    const struct stat *st)
 {
 	return r->size == (uint64_t)st->st_size &&
 	       r->mtime_ns == rec_index_ns(&st->st_mtim) &&
 	       r->ctime_ns == rec_index_ns(&st->st_ctim) && r->ino == st->st_ino &&
-	       !memcmp(r->h.magic, DETER_LOG_MAGIC, sizeof(r->h.magic)) &&
-	       r->h.version >= DETER_ABI_VERSION_MIN &&
-	       r->h.version <= DETER_ABI_VERSION &&
-	       r->h.header_len == sizeof(r->h) &&
-	       r->size == sizeof(r->h) + (uint64_t)r->h.body_len &&
-	       !r->h.cc[sizeof(r->h.cc) - 1] && !r->h.host[sizeof(r->h.host) - 1];
+	       !rec_log_check_header(path, &r->h, st->st_size, NULL);
 }
 
 /*
@@ -240,7 +236,8 @@ static int rec_index_rec_ok(const struct rec_index_rec *r, const struct stat *st
  * it now (of several, the one written for this version of the file).
  */
 static const struct deter_log_header *
-rec_index_find(const struct rec_index_map *m, uint64_t conn, const struct stat *st)
+rec_index_find(const struct rec_index_map *m, uint64_t conn, const char *path,
+	       const struct stat *st)
 {
 	struct rec_index_rec key = { .h.conn = conn };
 	const struct rec_index_rec *r;
@@ -253,7 +250,7 @@ rec_index_find(const struct rec_index_map *m, uint64_t conn, const struct stat *
 	while (r > m->r && r[-1].h.conn == conn)
 		r--;
 	for (; r < m->r + m->n && r->h.conn == conn; r++)
-		if (rec_index_rec_ok(r, st))
+		if (rec_index_rec_ok(r, path, st))
 			return &r->h;
 	return NULL;
 }
@@ -286,11 +283,11 @@ static int rec_scan_name(const char *name, int parts)
 
 	if (len > 5 && name[0] != '.' && !strcmp(name + len - 5, ".dlog"))
 		return 1;
-	return parts && len > 11 && name[0] == '.' && !strcmp(name + len - 10, ".dlog.part");
+	return parts && rec_log_is_part(name);
 }
 
 static int rec_scan(const char *dir, int use_index, int parts, struct rec_entry **out,
-		    size_t *n, size_t *from_index, struct stat **stats,
+		    size_t *n, struct stat **stats,
 		    rec_scan_report report, void *arg, char **err)
 {
 	struct rec_index_map m = { 0 };
@@ -303,8 +300,6 @@ static int rec_scan(const char *dir, int use_index, int parts, struct rec_entry 
 	DIR *dp;
 
 	*n = 0;
-	if (from_index)
-		*from_index = 0;
 	dp = opendir(dir);
 	if (!dp)
 		return rec_err(err, "%s: %s", dir, strerror(errno));
@@ -331,14 +326,12 @@ static int rec_scan(const char *dir, int use_index, int parts, struct rec_entry 
 		if (stat(e[*n].path, &st)) {
 			rec_err(&rerr, "%s: %s", e[*n].path, strerror(errno));
 		} else {
-			ih = rec_index_find(&m, rec_index_name_conn(d->d_name), &st);
-			if (ih) {
+			ih = rec_index_find(&m, rec_index_name_conn(d->d_name), e[*n].path,
+					    &st);
+			if (ih)
 				e[*n].h = *ih;
-				if (from_index)
-					(*from_index)++;
-			} else if (rec_log_read_header(e[*n].path, &e[*n].h, &rerr)) {
-				rerr = rerr ? rerr : strdup("unreadable log");
-			}
+			else if (rec_log_read_header(e[*n].path, &e[*n].h, &rerr) && !rerr)
+				rerr = strdup("unreadable log");
 		}
 		if (rerr) {
 			report(rerr, arg);
@@ -384,7 +377,7 @@ oom:
 int rec_dir_scan(const char *dir, int flags, struct rec_entry **out, size_t *n,
 		 rec_scan_report report, void *arg, char **err)
 {
-	return rec_scan(dir, 1, flags & REC_SCAN_PARTS, out, n, NULL, NULL, report, arg, err);
+	return rec_scan(dir, 1, flags & REC_SCAN_PARTS, out, n, NULL, report, arg, err);
 }
 
 /**
@@ -413,7 +406,7 @@ int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
 	size_t i;
 
 	memcpy(ih.magic, REC_INDEX_MAGIC, sizeof(ih.magic));
-	if (rec_scan(dir, 0, 0, &e, n, NULL, &sts, report, arg, err))
+	if (rec_scan(dir, 0, 0, &e, n, &sts, report, arg, err))
 		return -1;
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, REC_INDEX_NAME) < 0 ||
 	    asprintf(&dst, "%s/%s", dir, REC_INDEX_NAME) < 0) {

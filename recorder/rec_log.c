@@ -563,7 +563,6 @@ struct rec_log_enc {
 	struct rec_log_ctx c;
 	struct rec_buf bs[RS_MAX];
 	uint64_t run;		/* events the open RUN stands for */
-	size_t raw;		/* bytes in bs */
 };
 
 /**
@@ -600,7 +599,12 @@ void rec_log_enc_free(struct rec_log_enc *enc)
 /* Bytes rec_log_enc_chunk() would return now, but for the lengths. */
 size_t rec_log_enc_pending(const struct rec_log_enc *enc)
 {
-	return enc->raw;
+	size_t raw = 0;
+	int k;
+
+	for (k = 0; k < RS_MAX; k++)
+		raw += enc->bs[k].len;
+	return raw;
 }
 
 /* Close the open RUN, if any. */
@@ -633,11 +637,9 @@ int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
 	struct rec_log_ctx *c = &enc->c;
 	struct rec_buf *bs = enc->bs, *b;
 	unsigned int version = enc->version;
-	size_t i, before = 0;
+	size_t i;
 	int k, r = 0;
 
-	for (k = 0; k < RS_MAX; k++)
-		before += bs[k].len;
 	for (i = 0; i < n && !r; i++) {
 		const struct rec_ev *e = &evs[i];
 		const struct rec_state *st = NULL;
@@ -746,9 +748,6 @@ int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
 		}
 		rec_log_ctx_after(c, e, st);
 	}
-	for (k = 0; k < RS_MAX; k++)
-		enc->raw += bs[k].len;
-	enc->raw -= before;
 	if (r == -2)
 		return rec_err(err, "event %zu (seq %u): cannot encode type %u sub %u",
 			       i, evs[i].seq, evs[i].type, evs[i].sub);
@@ -791,7 +790,6 @@ int rec_log_enc_chunk(struct rec_log_enc *enc, uint8_t **out, size_t *len,
 	}
 	for (k = 0; k < RS_MAX; k++)
 		enc->bs[k].len = 0;
-	enc->raw = 0;
 	*out = body.p;
 	*len = body.len;
 	return 0;
@@ -1488,7 +1486,7 @@ struct rec_log_writer {
 	uint64_t zlen, rawlen;	/* every frame's bytes, and decompressed */
 	uint64_t nevents;	/* events added */
 	uint64_t framed;	/* of those, in frames */
-	uint64_t file_zlen, file_rawlen, file_nevents;	/* in the part file */
+	uint64_t file_zlen;	/* frame bytes in the part file */
 };
 
 /** rec_log_writer_new() - a log to write, of format DETER_ABI_VERSION */
@@ -1588,12 +1586,36 @@ static int rec_log_hdr_fill(struct deter_log_header *hdr, uint64_t nevents,
 	return 0;
 }
 
-/* The frames held in memory, onto the end of the part file, and its header. */
+/*
+ * The frames held in memory onto the end of the part file (@flags: to
+ * open it with), then the header @h, which says them; with @sync, on disk.
+ */
+static int rec_log_part_put(struct rec_log_writer *w, const struct deter_log_header *h,
+			    int flags, int sync, char **err)
+{
+	int fd = open(w->part, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | flags, 0600);
+
+	if (fd < 0)
+		return rec_err(err, "%s: %s", w->part, strerror(errno));
+	if (pwrite(fd, w->z.p, w->z.len, sizeof(*h) + w->file_zlen) != (ssize_t)w->z.len ||
+	    pwrite(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h) || (sync && fsync(fd))) {
+		rec_err(err, "%s: %s", w->part, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (close(fd))
+		return rec_err(err, "%s: %s", w->part, strerror(errno));
+	w->file_zlen += w->z.len;
+	w->z.len = 0;
+	return 0;
+}
+
+/* The frames held in memory, into the part file, with a header "not closed". */
 static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
 				const struct deter_log_header *hdr, char **err)
 {
 	struct deter_log_header ph = *hdr;
-	int fd = -1, flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW;
+	int flags = 0;
 
 	if (!w->part) {
 		if (asprintf(&w->part, "%s/.%016llx.dlog.part", dir,
@@ -1602,27 +1624,12 @@ static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
 			return rec_err(err, "out of memory");
 		}
 		unlink(w->part);	/* a stale one of an earlier boot's id */
-		flags |= O_CREAT | O_EXCL;
+		flags = O_CREAT | O_EXCL;
 	}
 	ph.status |= DETER_LOG_NOT_CLOSED;
 	if (rec_log_hdr_fill(&ph, w->framed, w->zlen, w->rawlen, err))
 		return -1;
-	fd = open(w->part, flags, 0600);
-	if (fd < 0 ||
-	    pwrite(fd, w->z.p, w->z.len, sizeof(ph) + w->file_zlen) != (ssize_t)w->z.len ||
-	    pwrite(fd, &ph, sizeof(ph), 0) != (ssize_t)sizeof(ph)) {
-		rec_err(err, "%s: %s", w->part, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (close(fd))
-		return rec_err(err, "%s: %s", w->part, strerror(errno));
-	w->file_zlen = w->zlen;
-	w->file_rawlen = w->rawlen;
-	w->file_nevents = w->framed;
-	w->z.len = 0;
-	return 0;
+	return rec_log_part_put(w, &ph, flags, 0, err);
 }
 
 /**
@@ -1686,10 +1693,10 @@ int rec_log_writer_finish(struct rec_log_writer *w, const char *dir,
 			  struct deter_log_header *hdr, char **path, char **err)
 {
 	char *dst = NULL;
-	int fd;
 
 	/* The last chunk: what is left, or the whole body (maybe empty). */
-	if ((!w->zlen || w->enc->raw || w->enc->run) && rec_log_writer_frame(w, err))
+	if ((!w->zlen || rec_log_enc_pending(w->enc) || w->enc->run) &&
+	    rec_log_writer_frame(w, err))
 		return -1;
 	if (rec_log_hdr_fill(hdr, w->nevents, w->zlen, w->rawlen, err))
 		return -1;
@@ -1706,14 +1713,12 @@ int rec_log_writer_finish(struct rec_log_writer *w, const char *dir,
 		return 0;
 	}
 	/* The part file becomes the log: the rest of it, its header, its name. */
-	fd = open(w->part, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 ||
-	    pwrite(fd, w->z.p, w->z.len, sizeof(*hdr) + w->file_zlen) != (ssize_t)w->z.len ||
-	    pwrite(fd, hdr, sizeof(*hdr), 0) != (ssize_t)sizeof(*hdr) || fsync(fd) ||
-	    close(fd) || rename(w->part, dst)) {
-		rec_err(err, "%s: %s", w->part, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (rec_log_part_put(w, hdr, 0, 1, err)) {
+		free(dst);
+		return -1;
+	}
+	if (rename(w->part, dst)) {
+		rec_err(err, "%s: %s", dst, strerror(errno));
 		free(dst);
 		return -1;
 	}
@@ -1727,8 +1732,9 @@ int rec_log_writer_finish(struct rec_log_writer *w, const char *dir,
  * rec_log_recover() - make the part file a recorder left into a log
  * @part: DIR/.ID.dlog.part, left by a recorder killed while the
  *	connection was open
- * @path: the log it became, DIR/ID.dlog (malloc'd); NULL when the part
- *	file held no events yet and was removed
+ * @path: the log it became (malloc'd), named as rec_log_writer_finish()
+ *	names logs; NULL when the part file held no events yet and was removed
+ * @hdr: the log's header
  * @err: the error message, naming the part file and the offset
  *
  * The log is what the recorder had spilled: marked incomplete, not
@@ -1737,14 +1743,14 @@ int rec_log_writer_finish(struct rec_log_writer *w, const char *dir,
  *
  * Return: 0, or -1 with *err set.
  */
-int rec_log_recover(const char *part, char **path, char **err)
+int rec_log_recover(const char *part, char **path, struct deter_log_header *hdr,
+		    char **err)
 {
 	const char *slash = strrchr(part, '/');
 	struct deter_log_header h;
 	struct rec_log *log;
+	char *dir, *dst;
 	struct stat st;
-	char *dst;
-	ssize_t got;
 	int fd;
 
 	*path = NULL;
@@ -1755,32 +1761,31 @@ int rec_log_recover(const char *part, char **path, char **err)
 			close(fd);
 		return -1;
 	}
-	got = pread(fd, &h, sizeof(h), 0);
-	if (got == (ssize_t)sizeof(h) && !memcmp(h.magic, DETER_LOG_MAGIC, sizeof(h.magic)) &&
-	    h.version == DETER_ABI_VERSION && h.header_len == sizeof(h) && !h.body_len) {
-		close(fd);
-		unlink(part);	/* no frame spilled yet: nothing to keep */
-		return 0;
-	}
-	if (got == (ssize_t)sizeof(h) && (uint64_t)st.st_size >= sizeof(h) + (uint64_t)h.body_len &&
-	    ftruncate(fd, sizeof(h) + (uint64_t)h.body_len)) {
-		rec_err(err, "%s: %s", part, strerror(errno));
-		close(fd);
-		return -1;
+	/* A header that checks out says how much of the file is the log. */
+	if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    !rec_log_check_header(part, &h, st.st_size, NULL)) {
+		if (!h.body_len) {
+			close(fd);
+			unlink(part);	/* no frame spilled yet: nothing to keep */
+			return 0;
+		}
+		if (ftruncate(fd, sizeof(h) + (uint64_t)h.body_len)) {
+			rec_err(err, "%s: %s", part, strerror(errno));
+			close(fd);
+			return -1;
+		}
 	}
 	close(fd);
 	log = rec_log_read(part, err);	/* header, frames, events: all checked */
 	if (!log)
 		return -1;
+	*hdr = log->hdr;
 	rec_log_free(log);
-	if (asprintf(&dst, "%.*s%016llx.dlog", slash ? (int)(slash - part + 1) : 0, part,
-		     (unsigned long long)h.conn) < 0)
-		return rec_err(err, "out of memory");
-	if (!access(dst, F_OK)) {
-		rec_err(err, "%s: exists; %s left as it is", dst, part);
-		free(dst);
-		return -1;
-	}
+	dir = slash ? strndup(part, slash - part) : strdup(".");
+	dst = dir ? rec_log_new_name(dir, hdr->conn) : NULL;
+	free(dir);
+	if (!dst)
+		return rec_err(err, "%s: no name left for its log", part);
 	if (rename(part, dst)) {
 		rec_err(err, "%s: %s", dst, strerror(errno));
 		free(dst);
@@ -1818,16 +1823,32 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
 	return r;
 }
 
-/* Is @path a part file (a log being written, or left by a killed recorder)? */
-static int rec_log_is_part(const char *path)
+/**
+ * rec_log_is_part() - is @path a part file (a log being written, or left
+ *	by a killed recorder: DIR/.ID.dlog.part)?
+ * @path: a file name, with or without its directory
+ */
+int rec_log_is_part(const char *path)
 {
-	size_t len = strlen(path);
+	const char *base = strrchr(path, '/');
+	size_t len;
 
-	return len > 10 && !strcmp(path + len - 10, ".dlog.part");
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	return base[0] == '.' && len > 10 && !strcmp(base + len - 10, ".dlog.part");
 }
 
-static int rec_log_check_header(const char *path, const struct deter_log_header *h,
-				off_t size, char **err)
+/**
+ * rec_log_check_header() - check a log's header against its file's size
+ * @path: the log, for the message (and: is it a part file?)
+ * @h: the header
+ * @size: the file's size, or -1 not to check it
+ * @err: the error message, "PATH:OFFSET: what", or NULL for none
+ *
+ * Return: 0, or -1 (with *err set).
+ */
+int rec_log_check_header(const char *path, const struct deter_log_header *h,
+			 off_t size, char **err)
 {
 	if (memcmp(h->magic, DETER_LOG_MAGIC, sizeof(h->magic)))
 		return rec_err(err, "%s:0: not a deter log (bad magic)", path);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "deter_abi.h"
 
@@ -124,7 +125,11 @@ int rec_log_writer_finish(struct rec_log_writer *w, const char *dir,
 			  struct deter_log_header *hdr, char **path, char **err);
 void rec_log_writer_free(struct rec_log_writer *w);
 void rec_log_writer_drop(struct rec_log_writer *w);
-int rec_log_recover(const char *part, char **path, char **err);
+int rec_log_recover(const char *part, char **path, struct deter_log_header *hdr,
+		    char **err);
+int rec_log_is_part(const char *path);
+int rec_log_check_header(const char *path, const struct deter_log_header *h,
+			 off_t size, char **err);
 int rec_log_read_header(const char *path, struct deter_log_header *hdr,
 			char **err);
 struct rec_log *rec_log_read(const char *path, char **err);

@@ -168,21 +168,18 @@ static void rec_recover_parts(const char *dir)
 	char *part, *path, *err = NULL;
 	unsigned int n = 0, bad = 0;
 	struct dirent *d;
-	size_t len;
 	DIR *dp;
 
 	dp = opendir(dir);
 	if (!dp)
 		return;
 	while ((d = readdir(dp))) {
-		len = strlen(d->d_name);
-		if (d->d_name[0] != '.' || len < 11 || strcmp(d->d_name + len - 10, ".dlog.part"))
+		if (!rec_log_is_part(d->d_name))
 			continue;
 		if (asprintf(&part, "%s/%s", dir, d->d_name) < 0)
 			break;
-		if (rec_log_recover(part, &path, &err) ||
-		    (path && (rec_log_read_header(path, &h, &err) ||
-			      rec_index_add(path, &h, &err)))) {
+		if (rec_log_recover(part, &path, &h, &err) ||
+		    (path && rec_index_add(path, &h, &err))) {
 			rec_fail("record", "%s", err);
 			free(err);
 			err = NULL;
@@ -414,14 +411,6 @@ static int rec_scan_flags(const char *cmd, const char *dir, int flags,
 	return 0;
 }
 
-/* Is @e a log being written (its part file), not a log? */
-static int rec_entry_is_part(const struct rec_entry *e)
-{
-	size_t len = strlen(e->path);
-
-	return len > 10 && !strcmp(e->path + len - 10, ".dlog.part");
-}
-
 static int rec_scan(const char *cmd, const char *dir, struct rec_entry **out,
 		    size_t *n, int *bad)
 {
@@ -516,7 +505,7 @@ int rec_cmd_ls(int argc, char **argv)
 		rec_addr(dst, sizeof(dst), h->daddr, h->dport);
 		rec_time(start, sizeof(start), h->real_ns);
 		rec_log_status_str(h->status, st, sizeof(st));
-		if (rec_entry_is_part(&e[i]))
+		if (rec_log_is_part(e[i].path))
 			snprintf(st, sizeof(st), "open");
 		if (json) {
 			printf("{\"id\":\"%016llx\",\"local\":\"%s\",\"remote\":\"%s\",",

@@ -711,6 +711,7 @@ static void test_chunks(void)
 {
 	char dir[] = "/tmp/rec_log_test.XXXXXX", *path = NULL, *one = NULL, *err = NULL;
 	char dir2[] = "/tmp/rec_log_test.XXXXXX", *rpath = NULL, rpart[128];
+	struct deter_log_header rh;
 	int copied = 0;
 	struct deter_log_header h = { .conn = 0xc4c4 }, h1 = { .conn = 0xc4c5 };
 	struct rec_log_writer *w = rec_log_writer_new();
@@ -853,10 +854,11 @@ static void test_chunks(void)
 	/* The killed recorder's part file: a log of what it had spilled. */
 	UNIT_CHECK(copied);
 	snprintf(rpart, sizeof(rpart), "%s/%s", dir2, strrchr(part, '/') + 1);
-	UNIT_CHECK(rec_log_recover(rpart, &rpath, &err) == 0);
+	UNIT_CHECK(rec_log_recover(rpart, &rpath, &rh, &err) == 0);
 	UNIT_CHECK(rpath && access(rpart, F_OK) != 0);
 	log = rpath ? rec_log_read(rpath, &err) : NULL;
 	UNIT_CHECK(log && log->nevs > 0 && log->nevs < total);
+	UNIT_CHECK(log && !memcmp(&rh, &log->hdr, sizeof(rh)));
 	UNIT_CHECK(log && log->hdr.status == DETER_LOG_NOT_CLOSED && log->hdr.conn == h.conn);
 	for (i = 0; log && i < log->nevs; i++)
 		if (memcmp(&log->evs[i], &log1->evs[i], sizeof(log->evs[i])) &&
