@@ -317,6 +317,7 @@ enum {
 	DETER_LOG_NOT_CLOSED = 0x2,	/* recording stopped before the end */
 	DETER_LOG_NO_IDENTITY = 0x4,	/* never established */
 	DETER_LOG_MISSING_VALUES = 0x8,	/* a MISSING value: see enum deter_abi_missing */
+	DETER_LOG_CUT = 0x10,		/* ends before its connection: the log was full */
 };
 
 struct deter_log_header {

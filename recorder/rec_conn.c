@@ -62,6 +62,14 @@ struct rec_conn {
 	uint64_t gaps, late;		/* NET GAP and LATE counts */
 	struct rec_state last;		/* the last STATE's values */
 	int have_last;
+	/*
+	 * No longer recorded: its log is full (cut: written as it is when
+	 * the connection ends) or could not be written on (failed: what it
+	 * spilled stays in its part file for the next start). Later records
+	 * are counted, not kept.
+	 */
+	int cut, failed;
+	uint64_t cut_ts;		/* last_ts at the cut */
 };
 
 struct rec_table {
@@ -72,7 +80,6 @@ struct rec_table {
 	unsigned int written, incomplete;
 	unsigned int index_failed;	/* logs the index missed */
 	unsigned int unwritten;		/* logs that could not be written */
-	char *err;			/* why adding events failed */
 };
 
 struct rec_table *rec_table_new(const char *dir, const char *host)
@@ -112,7 +119,6 @@ void rec_table_free(struct rec_table *t)
 		}
 	free(t->dir);
 	free(t->host);
-	free(t->err);
 	free(t);
 }
 
@@ -190,31 +196,41 @@ int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
 static int rec_conn_encode(struct rec_table *t, struct rec_conn *c, int all,
 			   char **err);
 
-/**
- * rec_table_error() - why rec_table_events() or rec_table_state() failed
- * @t: the table
- *
- * Return: the message, or NULL for out of memory.
- */
-const char *rec_table_error(const struct rec_table *t)
+/* Let go of the events @c holds: it is no longer recorded. */
+static void rec_conn_forget(struct rec_conn *c)
 {
-	return t->err;
+	free(c->evs);
+	free(c->states);
+	c->evs = NULL;
+	c->states = NULL;
+	c->nevs = 0;
+	c->cap = 0;
+	c->nstates = 0;
+	c->scap = 0;
 }
 
-/* Encode what @c holds once that is a chunk's worth. */
-static int rec_conn_maybe_encode(struct rec_table *t, struct rec_conn *c)
+/*
+ * Encode what @c holds once that is a chunk's worth. A log that cannot
+ * take them (a full disk, an event it cannot encode) costs that
+ * connection, not the recorder: said, and the connection is no longer
+ * recorded; its part file, as of its last spill, becomes a log
+ * (incomplete) when deter record next starts in the directory.
+ */
+static void rec_conn_maybe_encode(struct rec_table *t, struct rec_conn *c)
 {
 	char *err = NULL;
 
 	if (c->nevs < REC_CONN_CHUNK || c->nevs < c->retry_at)
-		return 0;
+		return;
 	if (!rec_conn_encode(t, c, 0, &err))
-		return 0;
-	if (!t->err)
-		t->err = err;	/* the first error is the one to tell */
-	else
-		free(err);
-	return -1;
+		return;
+	fprintf(stderr, "deter: record: %s; connection %016llx is no longer recorded\n",
+		err ? err : "out of memory", (unsigned long long)c->conn);
+	free(err);
+	c->failed = 1;
+	rec_conn_forget(c);
+	rec_log_writer_free(c->w);	/* its part file stays */
+	c->w = NULL;
 }
 
 /* Append @n events to @c's. */
@@ -264,10 +280,13 @@ int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 	c = rec_table_get(t, conn, ts, max, n);
 	if (!c)
 		return -1;
+	if (c->cut || c->failed)
+		return 0;
 	c->status |= status;
 	if (rec_conn_push(c, ev, n))
 		return -1;
-	return rec_conn_maybe_encode(t, c);
+	rec_conn_maybe_encode(t, c);
+	return 0;
 }
 
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
@@ -289,6 +308,8 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 	}
 	if (final)
 		c->final_seq = seq;
+	if (c->cut || c->failed)
+		return 0;
 	if (c->nstates == c->scap) {
 		c->scap = c->scap ? c->scap * 2 : 16;
 		ns = realloc(c->states, c->scap * sizeof(*ns));
@@ -300,7 +321,8 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 	c->states[c->nstates++] = *st;
 	if (rec_conn_push(c, &ev, 1))
 		return -1;
-	return rec_conn_maybe_encode(t, c);
+	rec_conn_maybe_encode(t, c);
+	return 0;
 }
 
 /* Free @c, unhashed already, and (but with @keep_part) its log's part file. */
@@ -394,7 +416,7 @@ static void rec_conn_summarise(struct rec_conn *c)
 		h->bytes_acked = c->last.v[DETER_ST_BYTES_ACKED];
 		h->bytes_received = c->last.v[DETER_ST_BYTES_RECEIVED];
 	}
-	h->duration_ns = c->last_ts - c->first_ts;
+	h->duration_ns = (c->cut ? c->cut_ts : c->last_ts) - c->first_ts;
 }
 
 /*
@@ -447,6 +469,17 @@ static int rec_conn_encode(struct rec_table *t, struct rec_conn *c, int all,
 		c->w = rec_log_writer_new();
 		if (!c->w)
 			return rec_err(err, "out of memory");
+	}
+	if (rec_log_writer_full(c->w, n)) {
+		/* The log ends here, whole up to its last event. */
+		fprintf(stderr, "deter: record: connection %016llx: its log is full; %s\n",
+			(unsigned long long)c->conn,
+			"the rest of the connection is not recorded");
+		c->cut = 1;
+		c->cut_ts = c->last_ts;
+		c->status |= DETER_LOG_CUT;
+		rec_conn_forget(c);
+		return 0;
 	}
 	rec_conn_account(c, c->evs, n);
 	/* The header so far, for the part file's (rec_table_write() ends it). */
@@ -545,6 +578,13 @@ int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 			if (c->discard && (whole || stopping)) {
 				*pp = c->next;
 				rec_table_drop(t, c, 0);
+				continue;
+			}
+			if (c->failed && ((c->final_seq && whole) || stopping)) {
+				/* Said when it failed; its part file stays. */
+				*pp = c->next;
+				t->unwritten++;
+				rec_table_drop(t, c, 1);
 				continue;
 			}
 			if (c->final_seq && whole) {

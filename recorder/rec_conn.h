@@ -31,7 +31,6 @@ int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 		     const struct rec_ev *ev, size_t n);
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 		    uint32_t seq, int final, const struct rec_state *st);
-const char *rec_table_error(const struct rec_table *t);
 unsigned int rec_table_unwritten(const struct rec_table *t);
 /* Events a connection holds before they are encoded; a test knob. */
 extern size_t rec_conn_chunk_events;

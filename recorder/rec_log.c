@@ -1479,6 +1479,17 @@ size_t rec_log_spill_bytes = 64 << 10;
 #define REC_LOG_CHUNK_RAW	rec_log_chunk_bytes
 #define REC_LOG_SPILL		rec_log_spill_bytes
 
+/*
+ * What one log holds (test knobs): its events, and its body's bytes
+ * before compression, which the header counts in 32 bits; 1/128 of that
+ * is left for what zstd may add to incompressible chunks.
+ */
+size_t rec_log_max_events = REC_LOG_MAX_EVENTS;
+uint64_t rec_log_max_raw = UINT32_MAX - UINT32_MAX / 128;
+
+/* The most bytes one event encodes to: a STATE's, a RUN and a SEQGAP. */
+#define REC_LOG_EV_RAW_MAX	(REC_VARINT_MAX * (DETER_ST_MAX + 6))
+
 struct rec_log_writer {
 	struct rec_log_enc *enc;
 	struct rec_buf z;	/* frames not in the part file yet */
@@ -1633,6 +1644,25 @@ static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
 }
 
 /**
+ * rec_log_writer_full() - would @n more events take @w past what a log
+ *	holds?
+ * @w: the log
+ * @n: events
+ *
+ * A connection that outlives its log (2^28 events, or 4 GiB encoded)
+ * ends its log there (DETER_LOG_CUT): the log stays one the decoder and
+ * the replay can take whole.
+ */
+int rec_log_writer_full(const struct rec_log_writer *w, size_t n)
+{
+	uint64_t raw = w->rawlen + rec_log_enc_pending(w->enc);
+
+	return n > rec_log_max_events - w->nevents ||
+	       raw > rec_log_max_raw ||
+	       n > (rec_log_max_raw - raw) / REC_LOG_EV_RAW_MAX;
+}
+
+/**
  * rec_log_writer_add() - encode more of a connection's events
  * @w: the log
  * @dir: its directory (for the part file)
@@ -1642,13 +1672,18 @@ static int rec_log_writer_spill(struct rec_log_writer *w, const char *dir,
  * @states: the values their STATE events index
  * @err: the error message
  *
- * Return: 0, or -1 with *err set.
+ * Return: 0, or -1 with *err set (also when the log would be full:
+ * check rec_log_writer_full() first).
  */
 int rec_log_writer_add(struct rec_log_writer *w, const char *dir,
 		       const struct deter_log_header *hdr,
 		       const struct rec_ev *evs, size_t n,
 		       const struct rec_state *states, char **err)
 {
+	if (rec_log_writer_full(w, n))
+		return rec_err(err, "connection %016llx: %llu events: more than a log holds",
+			       (unsigned long long)hdr->conn,
+			       (unsigned long long)(w->nevents + n));
 	if (rec_log_enc_add(w->enc, evs, n, states, err))
 		return -1;
 	w->nevents += n;
@@ -2112,11 +2147,12 @@ const char *rec_log_status_str(uint32_t status, char *buf, size_t len)
 		snprintf(buf, len, "complete");
 		return buf;
 	}
-	snprintf(buf, len, "incomplete%s%s%s%s",
+	snprintf(buf, len, "incomplete%s%s%s%s%s",
 		 status & DETER_LOG_LOST_EVENTS ? ",lost-events" : "",
 		 status & DETER_LOG_NOT_CLOSED ? ",not-closed" : "",
 		 status & DETER_LOG_NO_IDENTITY ? ",no-identity" : "",
-		 status & DETER_LOG_MISSING_VALUES ? ",missing-values" : "");
+		 status & DETER_LOG_MISSING_VALUES ? ",missing-values" : "",
+		 status & DETER_LOG_CUT ? ",cut" : "");
 	return buf;
 }
 

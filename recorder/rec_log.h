@@ -115,8 +115,12 @@ int rec_log_write(const char *dir, struct deter_log_header *hdr,
  * part file per rec_log_spill_bytes (test knobs).
  */
 extern size_t rec_log_chunk_bytes, rec_log_spill_bytes;
+/* What one log holds at most (test knobs): events, encoded bytes. */
+extern size_t rec_log_max_events;
+extern uint64_t rec_log_max_raw;
 struct rec_log_writer;
 struct rec_log_writer *rec_log_writer_new(void);
+int rec_log_writer_full(const struct rec_log_writer *w, size_t n);
 int rec_log_writer_add(struct rec_log_writer *w, const char *dir,
 		       const struct deter_log_header *hdr,
 		       const struct rec_ev *evs, size_t n,

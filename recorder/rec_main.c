@@ -270,7 +270,8 @@ int rec_cmd_record(int argc, char **argv)
 		return rec_usage_err("record", "unexpected argument '%s'", argv[optind]);
 	if (rec_env_size("DETER_RECORD_CHUNK_EVENTS", &rec_conn_chunk_events) ||
 	    rec_env_size("DETER_RECORD_CHUNK_BYTES", &rec_log_chunk_bytes) ||
-	    rec_env_size("DETER_RECORD_SPILL_BYTES", &rec_log_spill_bytes))
+	    rec_env_size("DETER_RECORD_SPILL_BYTES", &rec_log_spill_bytes) ||
+	    rec_env_size("DETER_RECORD_LOG_EVENTS", &rec_log_max_events))
 		return 2;
 
 	if (access(REC_CONTROL, F_OK))

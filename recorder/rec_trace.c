@@ -513,8 +513,7 @@ int rec_trace_poll(struct rec_trace *t, struct rec_table *table, char **err)
 			return -1;
 	}
 	if (t->failed)
-		return rec_err(err, "%s", rec_table_error(t->table) ?:
-			       "out of memory for events");
+		return rec_err(err, "out of memory for events");
 	return 0;
 }
 

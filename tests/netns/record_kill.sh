@@ -80,22 +80,29 @@ check_err $? "the index did not list the recovered logs as they are"
 mv "$TB_TMP/index" "$LOGS/index"
 log_test $CHECK_RC "record_kill: a killed recorder's part files became logs, incomplete"
 
+# A's log in $1 (deter ls --json: $2) holds the first of the socket calls
+# strace saw in $TB_TMP/client.strace, in order; sets a_id, n and all.
+check_calls_prefix()
+{
+	a_id=$(sed -n "s/.*\"id\":\"\([0-9a-f]*\)\",\"local\":\"$A_IP:.*/\1/p" "$2")
+	"$DETER" show -d "$1" "$a_id" > "$TB_TMP/a.show"
+	check_err $? "deter show of A's log failed"
+	awk '$2 == "call" { c = $3; n = $5 } $2 == "return" { print c, n, $5 }' \
+		"$TB_TMP/a.show" > "$TB_TMP/a.calls"
+	sed -n 's/^sendto([0-9]*, .*, \([0-9]*\), [^,]*, [^,]*, [^)]*) *= \(-\{0,1\}[0-9]*\).*/sendmsg \1 \2/p;
+		s/^recvfrom([0-9]*, .*, \([0-9]*\), [^,]*, [^,]*, [^)]*) *= \(-\{0,1\}[0-9]*\).*/recvmsg \1 \2/p' \
+		"$TB_TMP/client.strace" > "$TB_TMP/strace.calls"
+	n=$(wc -l < "$TB_TMP/a.calls")
+	all=$(wc -l < "$TB_TMP/strace.calls")
+	[ "$n" -gt 10 ] && [ "$n" -lt "$all" ]
+	check_err $? "A's log has $n of the $all calls strace saw"
+	head -n "$n" "$TB_TMP/strace.calls" | diff - "$TB_TMP/a.calls" > "$TB_TMP/calls.diff"
+	check_err $? "A's calls are not strace's first $n: $(head -4 "$TB_TMP/calls.diff")"
+}
+
 # --- A's log: a prefix of the socket calls strace saw
 CHECK_RC=0
-a_id=$(sed -n "s/.*\"id\":\"\([0-9a-f]*\)\",\"local\":\"$A_IP:.*/\1/p" "$TB_TMP/ls.json")
-"$DETER" show -d "$LOGS" "$a_id" > "$TB_TMP/a.show"
-check_err $? "deter show of A's log failed"
-awk '$2 == "call" { c = $3; n = $5 } $2 == "return" { print c, n, $5 }' "$TB_TMP/a.show" \
-	> "$TB_TMP/a.calls"
-sed -n 's/^sendto([0-9]*, .*, \([0-9]*\), [^,]*, [^,]*, [^)]*) *= \(-\{0,1\}[0-9]*\).*/sendmsg \1 \2/p;
-	s/^recvfrom([0-9]*, .*, \([0-9]*\), [^,]*, [^,]*, [^)]*) *= \(-\{0,1\}[0-9]*\).*/recvmsg \1 \2/p' \
-	"$TB_TMP/client.strace" > "$TB_TMP/strace.calls"
-n=$(wc -l < "$TB_TMP/a.calls")
-all=$(wc -l < "$TB_TMP/strace.calls")
-[ "$n" -gt 10 ] && [ "$n" -lt "$all" ]
-check_err $? "A's log has $n of the $all calls strace saw"
-head -n "$n" "$TB_TMP/strace.calls" | diff - "$TB_TMP/a.calls" > "$TB_TMP/calls.diff"
-check_err $? "A's calls are not strace's first $n: $(head -4 "$TB_TMP/calls.diff")"
+check_calls_prefix "$LOGS" "$TB_TMP/ls.json"
 log_test $CHECK_RC "record_kill: A's log holds the first $n of $all socket calls, as strace saw them"
 
 CHECK_RC=0
@@ -117,5 +124,41 @@ check_err $? "the first deter record failed: $(cat "$TB_TMP/record3.err")"
 	"$TB_TMP/record4.err"
 check_err $? "a second deter record exited $rc: $(cat "$TB_TMP/record4.err")"
 log_test $CHECK_RC "record_kill: a second deter record is refused while one runs"
+
+# --- a connection longer than a log holds (here 2000 events): its log
+# ends there, marked cut, a whole prefix; deter record carries on.
+CHECK_RC=0
+LOGS5=$TB_TMP/logs5
+DETER_RECORD_LOG_EVENTS=2000 DETER_RECORD_CHUNK_EVENTS=32 DETER_RECORD_CHUNK_BYTES=256 \
+	DETER_RECORD_SPILL_BYTES=512 "$DETER" record -o "$LOGS5" --port 5201 \
+	2> "$TB_TMP/record5.err" &
+rec=$!
+sleep 1
+ip netns exec "$B" "$TCPWL" server -b "$B_IP" --rpc 200:2000 > /dev/null &
+srv=$!
+wait_listen "$B" 5201 || exit $ksft_fail
+ip netns exec "$A" strace -qq -e trace=sendto,recvfrom -o "$TB_TMP/client.strace" \
+	"$TCPWL" client -c "$B_IP" --rpc $RPCS:200:2000 > /dev/null
+wait $srv
+sleep 0.5
+kill -INT $rec
+wait $rec
+check_err $? "deter record: $(cat "$TB_TMP/record5.err")"
+[ "$(grep -c "its log is full; the rest of the connection is not recorded" \
+	"$TB_TMP/record5.err")" -eq 2 ]
+check_err $? "deter record did not say both logs were full: $(cat "$TB_TMP/record5.err")"
+"$DETER" ls -d "$LOGS5" --json > "$TB_TMP/ls5.json"
+[ "$(grep -c '"status":"incomplete,cut"' "$TB_TMP/ls5.json")" -eq 2 ]
+check_err $? "expected 2 logs, incomplete and cut: $(cat "$TB_TMP/ls5.json")"
+[ -z "$(find "$LOGS5" -name '.*.dlog.part')" ]
+check_err $? "part files left: $(ls -a "$LOGS5")"
+check_calls_prefix "$LOGS5" "$TB_TMP/ls5.json"
+nev=$("$DETER" show --stats -d "$LOGS5" "$a_id" | awk '$1 == "events" { print $2 }')
+[ "${nev:-0}" -gt 1900 ] && [ "$nev" -le 2000 ]
+check_err $? "A's log holds ${nev:-no} events, not up to 2000"
+"$DETER" replay -d "$LOGS5" "$a_id" -o "$TB_TMP/replay5" > "$TB_TMP/replay5.out" 2>&1
+[ $? -ne 0 ] && grep -q "incomplete log (cut): cannot replay" "$TB_TMP/replay5.out"
+check_err $? "deter replay of the cut log: $(tail -2 "$TB_TMP/replay5.out")"
+log_test $CHECK_RC "record_kill: a log past 2000 events is cut there, the first $n of $all calls"
 
 exit $RET

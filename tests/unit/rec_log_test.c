@@ -1058,8 +1058,134 @@ static void table_unwritten(void)
 	rec_log_spill_bytes = sp;
 }
 
+/*
+ * Connections 7 and 8 stream 2..99 in 4-event chunks and 16-byte spills.
+ * @cut_events / @cut_raw: what one log holds (0: the default); @break_at:
+ * after that many events, 8's part file is replaced by a directory.
+ */
+static struct rec_table *table_two(const char *dir, size_t cut_events,
+				   uint64_t cut_raw, size_t break_at)
+{
+	size_t max_evs = rec_log_max_events, i;
+	uint64_t raw = rec_log_max_raw;
+	struct rec_conn_id id = { .seq = 1 };
+	struct rec_state st = { { 0 } };
+	struct rec_table *t;
+	char part[96];
+	uint64_t conn;
+
+	if (cut_events)
+		rec_log_max_events = cut_events;
+	if (cut_raw)
+		rec_log_max_raw = cut_raw;
+	t = rec_table_new(dir, "h");
+	for (conn = 7; conn <= 8; conn++)
+		UNIT_CHECK(t && rec_table_conn(t, conn, 1, &id) == 0);
+	for (i = 2; t && i < 100; i++) {
+		for (conn = 7; conn <= 8; conn++) {
+			struct rec_ev ev = {
+				.seq = i, .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK,
+				.a = i * 1000,
+			};
+
+			UNIT_CHECK(rec_table_events(t, conn, i, &ev, 1) == 0);
+		}
+		if (i == break_at) {
+			snprintf(part, sizeof(part), "%s/.%016x.dlog.part", dir, 8);
+			UNIT_CHECK(unlink(part) == 0 && mkdir(part, 0700) == 0);
+		}
+	}
+	for (conn = 7; t && conn <= 8; conn++)
+		UNIT_CHECK(rec_table_state(t, conn, 100 + conn, 100, 1, &st) == 0);
+	rec_log_max_events = max_evs;
+	rec_log_max_raw = raw;
+	return t;
+}
+
+/* Read DIR/ID.dlog: events 2.. in sequence, each its own clock value. */
+static struct rec_log *table_two_log(const char *dir, uint64_t conn)
+{
+	char *err = NULL, path[96];
+	struct rec_log *log;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/%016llx.dlog", dir, (unsigned long long)conn);
+	log = rec_log_read(path, &err);
+	UNIT_CHECK(log);
+	free(err);
+	for (i = 0; log && i < log->nevs; i++) {
+		if (log->evs[i].type == DETER_EV_STATE)
+			continue;
+		UNIT_CHECK_EQ(log->evs[i].seq, i + 2);
+		UNIT_CHECK_EQ(log->evs[i].a, (i + 2) * 1000);
+	}
+	unlink(path);
+	return log;
+}
+
+static void table_two_end(const char *dir)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/.%016x.dlog.part", dir, 8);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/index", dir);
+	unlink(path);
+	UNIT_CHECK(rmdir(dir) == 0);
+}
+
+/*
+ * A connection past what a log holds (events, or bytes) ends its log
+ * there: a log marked cut, its events a whole prefix. One whose part file
+ * cannot be written to mid-connection is no longer recorded, said and
+ * counted, and the other connection is recorded all the same.
+ */
+static void table_limits(void)
+{
+	char dir[] = "/tmp/rec_log_test.XXXXXX", *err = NULL;
+	size_t chunk = rec_conn_chunk_events, cb = rec_log_chunk_bytes;
+	size_t sp = rec_log_spill_bytes;
+	struct rec_table *t;
+	struct rec_log *log;
+	int k;
+
+	rec_conn_chunk_events = 4;
+	rec_log_chunk_bytes = 16;
+	rec_log_spill_bytes = 16;
+	for (k = 0; k < 2; k++) {
+		UNIT_CHECK(mkdtemp(memcpy(dir, "/tmp/rec_log_test.XXXXXX", sizeof(dir))));
+		t = k ? table_two(dir, 0, 1000, 0) : table_two(dir, 40, 0, 0);
+		UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+		UNIT_CHECK_EQ(rec_table_unwritten(t), 0);
+		rec_table_free(t);
+		log = table_two_log(dir, 7);
+		UNIT_CHECK(log && log->hdr.status == DETER_LOG_CUT);
+		UNIT_CHECK(log && log->nevs > (k ? 10 : 30) && log->nevs <= (k ? 90 : 40));
+		UNIT_CHECK(log && log->hdr.body_raw_len <= (k ? 1000 : UINT32_MAX));
+		UNIT_CHECK(log && log->hdr.nevents == log->nevs);
+		rec_log_free(log);
+		rec_log_free(table_two_log(dir, 8));
+		table_two_end(dir);
+	}
+
+	UNIT_CHECK(mkdtemp(memcpy(dir, "/tmp/rec_log_test.XXXXXX", sizeof(dir))));
+	t = table_two(dir, 0, 0, 30);
+	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+	UNIT_CHECK_EQ(rec_table_unwritten(t), 1);
+	rec_table_free(t);
+	log = table_two_log(dir, 7);
+	UNIT_CHECK(log && log->hdr.status == 0 && log->nevs == 99);
+	rec_log_free(log);
+	table_two_end(dir);
+
+	rec_conn_chunk_events = chunk;
+	rec_log_chunk_bytes = cb;
+	rec_log_spill_bytes = sp;
+}
+
 static void test_table_stream(void)
 {
+	table_limits();
 	table_unwritten();
 	table_states_reversed();
 	/* Seq 50 comes 200 events late: within the 256 a hole may hold. */
