@@ -12,6 +12,7 @@
  *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
  *                   [--linger2 S] [--thin-lto] [--max-pacing-rate BPS]
  *                   [--priority N] [--mark N] [--rcvtimeo-ms N] [--sndtimeo-ms N]
+ *                   [--nonblock]
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
@@ -30,7 +31,10 @@
  * --reset-opts sets SO_KEEPALIVE and TCP_NODELAY again, to the values
  * they have, before every request but the first and before shutdown()
  * (as some applications do): calls that take the socket lock and change
- * nothing deter records.
+ * nothing deter records. --nonblock makes the connected socket
+ * O_NONBLOCK and waits in poll() whenever a call would block, as event
+ * loops do (tcp_poll() then runs between the calls), and prints how many
+ * calls said EAGAIN as "eagain send N recv N".
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -39,6 +43,8 @@
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +82,7 @@ struct wl_opts {
 	unsigned int delay_ms;		/* ... by this */
 	int quickack;			/* server: TCP_QUICKACK after each read */
 	int window_clamp;		/* server: TCP_WINDOW_CLAMP, 0 = default */
+	int nonblock;			/* O_NONBLOCK, poll() before calls */
 };
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -191,11 +198,45 @@ static void wl_sockaddr(const struct wl_opts *o, struct sockaddr_in *sin)
 /* Calls that timed out (SO_RCVTIMEO, SO_SNDTIMEO) and were made again. */
 static unsigned long long wl_timeouts;
 
-/* Is a call that returned @n to be made again: interrupted, or timed out (counted)? */
-static int wl_again(ssize_t n)
+/* --nonblock: the connected socket is O_NONBLOCK; calls that said EAGAIN. */
+static int wl_nonblock;
+static unsigned long long wl_eagain_send, wl_eagain_recv;
+
+static void wl_print_eagain(void)
 {
+	if (wl_nonblock)
+		printf("eagain send %llu recv %llu\n", wl_eagain_send, wl_eagain_recv);
+}
+
+static void wl_set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK))
+		wl_die(1, "O_NONBLOCK: %s", strerror(errno));
+	wl_nonblock = 1;
+}
+
+/*
+ * Is a call on @fd that returned @n to be made again: interrupted, timed
+ * out (counted), or (--nonblock) it would have blocked: then after
+ * poll() says @events.
+ */
+static int wl_again(int fd, ssize_t n, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
 	if (n >= 0)
 		return 0;
+	if ((errno == EAGAIN || errno == EWOULDBLOCK) && wl_nonblock) {
+		if (events == POLLOUT)
+			wl_eagain_send++;
+		else
+			wl_eagain_recv++;
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			wl_die(1, "poll: %s", strerror(errno));
+		return 1;
+	}
 	if (errno == EAGAIN || errno == EWOULDBLOCK) {
 		wl_timeouts++;
 		return 1;
@@ -209,7 +250,7 @@ static void wl_send_all(int fd, const char *buf, size_t len)
 
 	while (len) {
 		n = send(fd, buf, len, 0);
-		if (wl_again(n))
+		if (wl_again(fd, n, POLLOUT))
 			continue;
 		if (n < 0)
 			wl_die(1, "send: %s", strerror(errno));
@@ -225,7 +266,7 @@ static int wl_recv_all(int fd, char *buf, size_t len)
 
 	while (got < len) {
 		n = recv(fd, buf + got, len - got, 0);
-		if (wl_again(n))
+		if (wl_again(fd, n, POLLIN))
 			continue;
 		if (n < 0)
 			wl_die(1, "recv: %s", strerror(errno));
@@ -261,6 +302,8 @@ static int wl_server(const struct wl_opts *o)
 	if (fd < 0)
 		wl_die(1, "accept: %s", strerror(errno));
 	close(lfd);
+	if (o->nonblock)
+		wl_set_nonblock(fd);
 	if (o->window_clamp)
 		wl_setint(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP, o->window_clamp,
 			  "TCP_WINDOW_CLAMP");
@@ -287,7 +330,7 @@ static int wl_server(const struct wl_opts *o)
 	} else {
 		for (;;) {
 			n = recv(fd, buf, o->io_size, 0);
-			if (wl_again(n))
+			if (wl_again(fd, n, POLLIN))
 				continue;
 			if (n < 0)
 				wl_die(1, "recv: %s", strerror(errno));
@@ -301,6 +344,7 @@ static int wl_server(const struct wl_opts *o)
 		}
 		printf("received %llu\n", total);
 	}
+	wl_print_eagain();
 	close(fd);
 	free(buf);
 	return 0;
@@ -323,6 +367,8 @@ static int wl_client(const struct wl_opts *o)
 	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
 		wl_die(1, "connect %s:%d: %s", o->addr, o->port, strerror(errno));
 	wl_keepalive(fd, o);
+	if (o->nonblock)
+		wl_set_nonblock(fd);
 
 	bufsz = o->io_size;
 	if (o->rpc_req > bufsz)
@@ -362,10 +408,16 @@ static int wl_client(const struct wl_opts *o)
 		}
 		shutdown(fd, SHUT_WR);
 		/* Wait for the server's close: everything was delivered. */
-		while (recv(fd, buf, bufsz, 0) > 0)
-			;
+		for (;;) {
+			ssize_t n = recv(fd, buf, bufsz, 0);
+
+			if (n > 0 || (n < 0 && wl_nonblock && wl_again(fd, n, POLLIN)))
+				continue;
+			break;
+		}
 		printf("sent %llu\n", o->bytes);
 	}
+	wl_print_eagain();
 	close(fd);
 	free(buf);
 	return 0;
@@ -384,7 +436,7 @@ static void wl_usage(FILE *f)
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--thin-lto]\n"
 		"                [--max-pacing-rate BPS] [--priority N] [--mark N]\n"
-		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs]\n");
+		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs] [--nonblock]\n");
 }
 
 int main(int argc, char **argv)
@@ -418,6 +470,7 @@ int main(int argc, char **argv)
 		{ "sndtimeo-ms", required_argument, NULL, 'f' },
 		{ "quickack", no_argument, NULL, 'Q' },
 		{ "window-clamp", required_argument, NULL, 'W' },
+		{ "nonblock", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -539,6 +592,9 @@ int main(int argc, char **argv)
 			break;
 		case 'Q':
 			o.quickack = 1;
+			break;
+		case 'N':
+			o.nonblock = 1;
 			break;
 		case 'W':
 			o.window_clamp = wl_num("--window-clamp", optarg);

@@ -40,11 +40,11 @@ tcpwl_pair() {
 	local srv
 
 	# shellcheck disable=SC2086
-	ip netns exec "$B" "$TCPWL" server -b "$B_IP" $1 > /dev/null &
+	ip netns exec "$B" "$TCPWL" server -b "$B_IP" $1 > "$TB_TMP/server.out" &
 	srv=$!
 	wait_listen "$B" 5201 || return 1
 	# shellcheck disable=SC2086
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" $2 > /dev/null
+	ip netns exec "$A" "$TCPWL" client -c "$B_IP" $2 > "$TB_TMP/client.out"
 	wait $srv
 }
 
@@ -203,11 +203,41 @@ scenario_replay() {
 	log_test $CHECK_RC "$name: replay $i verified, both hosts' egress identical to the original"
 }
 
+# eagain_check NAME: after scenario_record of tcpwl_pair --nonblock, each
+# end's log has as many sendmsg() and recvmsg() = EAGAIN as tcpwl counted
+# at that end, some.
+eagain_check() {
+	local h out id want got total=0 call
+
+	CHECK_RC=0
+	for h in a b; do
+		if [ "$h" = a ]; then
+			out=$TB_TMP/client.out
+			id=$ID
+		else
+			out=$TB_TMP/server.out
+			id=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+		fi
+		"$DETER" show -d "$LOGS" "$id" > "$TB_TMP/show-$h.txt"
+		for call in send recv; do
+			want=$(sed -n "s/^eagain .*$call \([0-9]*\).*/\1/p" "$out")
+			got=$(grep -c "return     ${call}msg = -11$" "$TB_TMP/show-$h.txt")
+			[ -n "$want" ] && [ "$got" = "$want" ]
+			check_err $? "host $h: tcpwl counted ${want:-no} ${call}() = EAGAIN, its log has $got"
+			total=$((total + ${want:-0}))
+		done
+	done
+	[ "$total" -gt 0 ]
+	check_err $? "no call said EAGAIN: $(cat "$TB_TMP/client.out" "$TB_TMP/server.out")"
+	log_test $CHECK_RC "$1: the logs have the $total calls = EAGAIN tcpwl saw"
+}
+
 # scenario_run NAME: record, then replay REPLAYS times.
 scenario_run() {
 	local i
 
 	scenario_record "$1" || return
+	[ -z "${SCENARIO_CHECK:-}" ] || "$SCENARIO_CHECK" "$1"
 	for i in $(seq "$REPLAYS"); do
 		scenario_replay "$1" "$i"
 	done
