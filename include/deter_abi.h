@@ -474,6 +474,12 @@ enum deter_abi_host {
 	DETER_HOST_XMIT,
 	/* A blocking socket call's wait timed out (SO_RCVTIMEO/SNDTIMEO). */
 	DETER_HOST_TIMEOUT,
+	/*
+	 * tcp_check_space() found the send buffer's SOCK_NOSPACE otherwise
+	 * than at its previous look: the answer is what it found, 1 or 0
+	 * (tcp_poll() sets the bit without the socket lock).
+	 */
+	DETER_HOST_NOSPACE,
 	DETER_HOST_MAX,
 };
 

@@ -103,6 +103,8 @@ struct deter_sock {
 	/* under the socket lock: app-limited host-queue checks, as above */
 	u32 busy_run;
 	bool busy;
+	/* under the socket lock: SOCK_NOSPACE at tcp_check_space()'s last look */
+	bool nospace;
 	/* owner only: its backlog reads that found it empty, in a row */
 	u32 bl_empty;
 	/* owner only: page-fragment refills that kept going, in a row */

@@ -500,6 +500,13 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		deter_rec_rare(ds, DETER_V_HOST, &ds->host_run,
 			       val ? 0 : (u64)DETER_HOST_TIMEOUT << 32);
 		break;
+	case DETER_VAL_NOSPACE:
+		/* Where the outcome changes: 0 B while the writer has room. */
+		deter_rec_rare(ds, DETER_V_HOST, &ds->host_run,
+			       !val == !ds->nospace ? 0 :
+			       (u64)DETER_HOST_NOSPACE << 32 | !!val);
+		ds->nospace = !!val;
+		break;
 	case DETER_VAL_HOST_IDLE:
 		/* Logged where the outcome changes: 0 B while it stays. */
 		deter_rec_rare(ds, DETER_V_HOST_BUSY, &ds->busy_run,

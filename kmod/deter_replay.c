@@ -1122,6 +1122,7 @@ static bool deter_rpl_rare(struct deter_rpl *rpl, struct deter_rpl_rare *r,
 static const char *const deter_rpl_host_names[DETER_HOST_MAX] = {
 	[DETER_HOST_XMIT] = "output refused",
 	[DETER_HOST_TIMEOUT] = "wait timed out",
+	[DETER_HOST_NOSPACE] = "send buffer full mark",
 };
 
 static const char *const deter_rpl_mem_names[DETER_MEM_MAX] = {
@@ -1403,6 +1404,18 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		else if (!*val)
 			*val = MAX_SCHEDULE_TIMEOUT;
 		return true;
+	case DETER_VAL_NOSPACE: {
+		/*
+		 * The replay's application never polls: the mark is the
+		 * original's, which its tcp_poll() may have set.
+		 */
+		u64 now = 0;
+
+		if (deter_rpl_host(rpl, DETER_HOST_NOSPACE, &now))
+			rpl->ds->nospace = now & 1;
+		*val = rpl->ds->nospace;
+		return true;
+	}
 	case DETER_VAL_HOST_IDLE:
 		if (deter_rpl_rare(rpl, &rpl->busy, DETER_V_HOST_BUSY,
 				   &rpl->ds->busy_run, NULL))

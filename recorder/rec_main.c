@@ -756,6 +756,9 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 				      ": output refused %d%s", (int)(uint32_t)e->b,
 			       json ? "" : (uint32_t)e->b == 1 ? " (NET_XMIT_DROP)" :
 			       (uint32_t)e->b == 2 ? " (NET_XMIT_CN)" : "");
+		else if (e->sub == DETER_V_HOST && e->b >> 32 == DETER_HOST_NOSPACE)
+			printf(json ? ",\"answer\":\"send buffer full\",\"now\":%u" :
+				      ": send buffer marked full now %u", (unsigned int)(e->b & 1));
 		else if (e->sub == DETER_V_HOST)
 			printf(json ? ",\"answer\":\"wait timed out\"" : ": wait timed out");
 		else if (e->sub == DETER_V_PAGE_FRAG)

@@ -12,7 +12,7 @@
  *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
  *                   [--linger2 S] [--thin-lto] [--max-pacing-rate BPS]
  *                   [--priority N] [--mark N] [--rcvtimeo-ms N] [--sndtimeo-ms N]
- *                   [--nonblock]
+ *                   [--nonblock] [--poll-out]
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
@@ -34,7 +34,9 @@
  * nothing deter records. --nonblock makes the connected socket
  * O_NONBLOCK and waits in poll() whenever a call would block, as event
  * loops do (tcp_poll() then runs between the calls), and prints how many
- * calls said EAGAIN as "eagain send N recv N".
+ * calls said EAGAIN as "eagain send N recv N". The client's --poll-out
+ * (with --nonblock) polls for room before every send(), as loops that
+ * keep POLLOUT armed do.
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -83,6 +85,7 @@ struct wl_opts {
 	int quickack;			/* server: TCP_QUICKACK after each read */
 	int window_clamp;		/* server: TCP_WINDOW_CLAMP, 0 = default */
 	int nonblock;			/* O_NONBLOCK, poll() before calls */
+	int poll_out;			/* ... and before every send() */
 };
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -199,7 +202,7 @@ static void wl_sockaddr(const struct wl_opts *o, struct sockaddr_in *sin)
 static unsigned long long wl_timeouts;
 
 /* --nonblock: the connected socket is O_NONBLOCK; calls that said EAGAIN. */
-static int wl_nonblock;
+static int wl_nonblock, wl_poll_out;
 static unsigned long long wl_eagain_send, wl_eagain_recv;
 
 static void wl_print_eagain(void)
@@ -249,6 +252,12 @@ static void wl_send_all(int fd, const char *buf, size_t len)
 	ssize_t n;
 
 	while (len) {
+		if (wl_poll_out) {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+			if (poll(&p, 1, -1) < 0 && errno != EINTR)
+				wl_die(1, "poll: %s", strerror(errno));
+		}
 		n = send(fd, buf, len, 0);
 		if (wl_again(fd, n, POLLOUT))
 			continue;
@@ -369,6 +378,7 @@ static int wl_client(const struct wl_opts *o)
 	wl_keepalive(fd, o);
 	if (o->nonblock)
 		wl_set_nonblock(fd);
+	wl_poll_out = o->nonblock && o->poll_out;
 
 	bufsz = o->io_size;
 	if (o->rpc_req > bufsz)
@@ -436,7 +446,8 @@ static void wl_usage(FILE *f)
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--thin-lto]\n"
 		"                [--max-pacing-rate BPS] [--priority N] [--mark N]\n"
-		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs] [--nonblock]\n");
+		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs] [--nonblock]\n"
+		"                [--poll-out]\n");
 }
 
 int main(int argc, char **argv)
@@ -471,6 +482,7 @@ int main(int argc, char **argv)
 		{ "quickack", no_argument, NULL, 'Q' },
 		{ "window-clamp", required_argument, NULL, 'W' },
 		{ "nonblock", no_argument, NULL, 'N' },
+		{ "poll-out", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -595,6 +607,9 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			o.nonblock = 1;
+			break;
+		case 'o':
+			o.poll_out = 1;
 			break;
 		case 'W':
 			o.window_clamp = wl_num("--window-clamp", optarg);
