@@ -268,6 +268,21 @@ enum deter_sysctl {
 	DETER_SYSCTL_TCP_WMEM1,
 	DETER_SYSCTL_TCP_WMEM2,
 	DETER_SYSCTL_CORE_RMEM_MAX,	/* net.core.rmem_max: the host's */
+	/*
+	 * The metrics of the connection's route that TCP reads, when the
+	 * route sets them (ip route ... initcwnd N): the initial windows,
+	 * the window clamp and advertised MSS, and the ones TCP takes only
+	 * locked (rto_min in ms; cwnd, ssthresh, reordering seed the
+	 * connection's cached metrics).
+	 */
+	DETER_SYSCTL_ROUTE_INITCWND,
+	DETER_SYSCTL_ROUTE_INITRWND,
+	DETER_SYSCTL_ROUTE_WINDOW,
+	DETER_SYSCTL_ROUTE_ADVMSS,
+	DETER_SYSCTL_ROUTE_RTO_MIN,
+	DETER_SYSCTL_ROUTE_CWND,
+	DETER_SYSCTL_ROUTE_SSTHRESH,
+	DETER_SYSCTL_ROUTE_REORDERING,
 	DETER_SYSCTL_MAX,
 };
 

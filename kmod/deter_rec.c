@@ -612,7 +612,7 @@ struct deter_rec_sysctl {
 	.size = sizeof_field(struct netns_ipv4, sysctl_##f),		\
 	.def = (d), .unit = (u), .sgn = (s) }
 
-static const struct deter_rec_sysctl deter_rec_sysctl[DETER_SYSCTL_MAX] = {
+static const struct deter_rec_sysctl deter_rec_sysctl[DETER_SYSCTL_ROUTE_INITCWND] = {
 	[DETER_SYSCTL_TCP_ECN] = DETER_REC_SC(tcp_ecn, 2, 0, false),
 	[DETER_SYSCTL_TCP_ECN_FALLBACK] = DETER_REC_SC(tcp_ecn_fallback, 1, 0, false),
 	[DETER_SYSCTL_TCP_SACK] = DETER_REC_SC(tcp_sack, 1, 0, false),
@@ -713,7 +713,7 @@ static void deter_rec_sysctls(struct deter_sock *ds, const struct sock *sk)
 	u32 id;
 	s64 v;
 
-	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
+	for (id = 0; id < ARRAY_SIZE(deter_rec_sysctl); id++) {
 		c = &deter_rec_sysctl[id];
 		p = c->global ?: base + c->off;
 		switch (c->size) {
@@ -737,6 +737,44 @@ static void deter_rec_sysctls(struct deter_sock *ds, const struct sock *sk)
 		deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
 			       (u64)id << 32 | (u32)v, 0, 0);
 	}
+}
+
+/*
+ * The metrics of @sk's route that TCP reads, as CONFIG SYSCTL ROUTE_*
+ * events, where the route sets them: a snapshot at the connection's
+ * start (TCP reads them there: initial windows, MSS, cached metrics;
+ * rto_min at every RTO, from a route that seldom changes). Those TCP
+ * takes only locked, only when locked.
+ */
+static void deter_rec_route(struct deter_sock *ds, struct sock *sk)
+{
+	static const struct {
+		u8 id, rtax;
+		bool locked;
+	} m[] = {
+		{ DETER_SYSCTL_ROUTE_INITCWND, RTAX_INITCWND, false },
+		{ DETER_SYSCTL_ROUTE_INITRWND, RTAX_INITRWND, false },
+		{ DETER_SYSCTL_ROUTE_WINDOW, RTAX_WINDOW, false },
+		{ DETER_SYSCTL_ROUTE_ADVMSS, RTAX_ADVMSS, false },
+		{ DETER_SYSCTL_ROUTE_RTO_MIN, RTAX_RTO_MIN, true },
+		{ DETER_SYSCTL_ROUTE_CWND, RTAX_CWND, true },
+		{ DETER_SYSCTL_ROUTE_SSTHRESH, RTAX_SSTHRESH, true },
+		{ DETER_SYSCTL_ROUTE_REORDERING, RTAX_REORDERING, true },
+	};
+	struct dst_entry *dst = sk_dst_get(sk);
+	unsigned int i;
+	u32 v;
+
+	if (!dst)
+		return;
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
+		v = dst_metric_raw(dst, m[i].rtax);
+		if (!v || (m[i].locked && !dst_metric_locked(dst, m[i].rtax)))
+			continue;
+		deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
+			       (u64)m[i].id << 32 | v, 0, 0);
+	}
+	dst_release(dst);
 }
 
 static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
@@ -767,6 +805,7 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 			 inet_csk(sk)->icsk_ca_ops->name);
 	spin_unlock_irqrestore(&ds->ev_lock, irqflags);
 	deter_rec_sysctls(ds, sk);
+	deter_rec_route(ds, sk);
 }
 
 /* The offloads of the device @sk's route leaves by, DETER_OFFLOAD_*. */

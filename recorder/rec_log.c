@@ -273,6 +273,15 @@ const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX] = {
 	[DETER_SYSCTL_TCP_WMEM1] = { "tcp_wmem", .elem = 1 },
 	[DETER_SYSCTL_TCP_WMEM2] = { "tcp_wmem", .elem = 2 },
 	[DETER_SYSCTL_CORE_RMEM_MAX] = { "rmem_max", .elem = -1, .core = 1 },
+	/* As ip route takes them; rto_min in ms, the last three locked. */
+	[DETER_SYSCTL_ROUTE_INITCWND] = { "initcwnd", .elem = -1, .route = 1 },
+	[DETER_SYSCTL_ROUTE_INITRWND] = { "initrwnd", .elem = -1, .route = 1 },
+	[DETER_SYSCTL_ROUTE_WINDOW] = { "window", .elem = -1, .route = 1 },
+	[DETER_SYSCTL_ROUTE_ADVMSS] = { "advmss", .elem = -1, .route = 1 },
+	[DETER_SYSCTL_ROUTE_RTO_MIN] = { "rto_min", .elem = -1, .route = 1 },
+	[DETER_SYSCTL_ROUTE_CWND] = { "cwnd", .elem = -1, .route = 1 },
+	[DETER_SYSCTL_ROUTE_SSTHRESH] = { "ssthresh", .elem = -1, .route = 1 },
+	[DETER_SYSCTL_ROUTE_REORDERING] = { "reordering", .elem = -1, .route = 1 },
 };
 
 /* Set *err (if err) to a malloc'd message; return -1. */

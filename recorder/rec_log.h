@@ -64,6 +64,7 @@ struct rec_sysctl {
 	int elem;		/* element of a vector (tcp_rmem), or -1 */
 	int sgn;		/* value is signed */
 	int core;		/* under net.core: the host's, not a namespace's */
+	int route;		/* a metric of the connection's route (ip route) */
 };
 
 extern const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX];
@@ -75,7 +76,7 @@ void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1]);
 
 static inline const char *rec_sysctl_dir(const struct rec_sysctl *sc)
 {
-	return sc->core ? "net.core" : "net.ipv4";
+	return sc->route ? "route" : sc->core ? "net.core" : "net.ipv4";
 }
 
 static inline long long rec_sysctl_value(uint64_t a)

@@ -222,8 +222,17 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 	}
 	h->rmem_max = have[DETER_SYSCTL_CORE_RMEM_MAX] ? val[DETER_SYSCTL_CORE_RMEM_MAX] : -1;
 	h->nsysctl = 0;
+	h->route[0] = '\0';
 	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
 		sc = &rec_sysctls[id];
+		if (have[id] && sc->route) {
+			size_t len = strlen(h->route);
+
+			snprintf(h->route + len, sizeof(h->route) - len, " %s%s %lld%s",
+				 sc->name, id >= DETER_SYSCTL_ROUTE_CWND ? " lock" : "",
+				 val[id], id == DETER_SYSCTL_ROUTE_RTO_MIN ? "ms" : "");
+			continue;
+		}
 		if (!have[id] || sc->elem > 0 || sc->core)
 			continue;
 		if (sc->elem < 0)
@@ -252,8 +261,8 @@ static int replay_net_host(struct replay_host *h, char **err)
 		 "link set lo up\n"
 		 "addr add %s/32 dev %s\n"
 		 "link set %s%s up\n"
-		 "route add %s/32 dev %s\n",
-		 addr, h->dev, h->dev, mtu, peer, h->dev);
+		 "route add %s/32 dev %s%s\n",
+		 addr, h->dev, h->dev, mtu, peer, h->dev, h->route);
 	/*
 	 * The recorded sysctls, then the negotiated options (set last: the
 	 * handshake must negotiate what it did), in one sysctl(8) run.

@@ -32,6 +32,7 @@ struct replay_host {
 	char sysctl[DETER_SYSCTL_MAX][80];
 	int nsysctl;
 	long long rmem_max;	/* net.core.rmem_max logged, or -1 */
+	char route[256];	/* the route's logged metrics, as ip route takes them */
 };
 
 struct replay_net {

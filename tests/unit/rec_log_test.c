@@ -272,6 +272,7 @@ static void test_sysctl(void)
 	};
 	struct rec_log log = { 0 };
 	char *err = NULL;
+	unsigned int id;
 	uint8_t *buf;
 	size_t len;
 
@@ -295,6 +296,11 @@ static void test_sysctl(void)
 	free(buf);
 	free(log.evs);
 	free(log.states);
+	/* Every id has a name; the route's metrics say so. */
+	for (id = 0; id < DETER_SYSCTL_MAX; id++)
+		UNIT_CHECK(rec_sysctls[id].name);
+	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_ROUTE_INITCWND]), "route"));
+	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_CORE_RMEM_MAX]), "net.core"));
 }
 
 /*
@@ -416,10 +422,18 @@ static void test_format6(void)
 	free(log.evs);
 	free(log.states);
 	memset(&log, 0, sizeof(log));
+	ev[1].b = (uint64_t)DETER_HOST_NOSPACE << 32 | 1;
+	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) == 0);
+	UNIT_CHECK(log.nevs == 2 && log.evs[1].b == ev[1].b);
+	free(buf);
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
 	ev[1].b = (uint64_t)DETER_HOST_MAX << 32;
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
 	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) != 0);
-	UNIT_CHECK(err && strstr(err, "unknown host answer 2"));
+	UNIT_CHECK(err && strstr(err, "unknown host answer 3"));
 	free(err);
 	free(buf);
 	free(log.evs);
