@@ -28,16 +28,24 @@ testbed_create || exit $ksft_fail
 link_shape "$A" a0 1ms
 link_shape "$B" b0 1ms
 
-DETER_RECORD_CHUNK_EVENTS=32 DETER_RECORD_CHUNK_BYTES=256 DETER_RECORD_SPILL_BYTES=512 \
-	"$DETER" record -o "$LOGS" --port 5201 2> "$TB_TMP/record.err" &
-rec=$!
-sleep 1
-ip netns exec "$B" "$TCPWL" server -b "$B_IP" --rpc 200:2000 > /dev/null &
-srv=$!
-wait_listen "$B" 5201 || exit $ksft_fail
-ip netns exec "$A" strace -qq -e trace=sendto,recvfrom -o "$TB_TMP/client.strace" \
-	"$TCPWL" client -c "$B_IP" --rpc $RPCS:200:2000 > /dev/null &
-cli=$!
+# record_rpcs DIR ERR [VAR=VALUE...]: deter record into DIR (stderr to
+# ERR, small chunks, the VARs in its environment), and $RPCS RPCs under
+# strace from A to B; sets rec, srv and cli, all running.
+record_rpcs() {
+	env DETER_RECORD_CHUNK_EVENTS=32 DETER_RECORD_CHUNK_BYTES=256 \
+		DETER_RECORD_SPILL_BYTES=512 "${@:3}" \
+		"$DETER" record -o "$1" --port 5201 2> "$2" &
+	rec=$!
+	sleep 1
+	ip netns exec "$B" "$TCPWL" server -b "$B_IP" --rpc 200:2000 > /dev/null &
+	srv=$!
+	wait_listen "$B" 5201 || exit $ksft_fail
+	ip netns exec "$A" strace -qq -e trace=sendto,recvfrom -o "$TB_TMP/client.strace" \
+		"$TCPWL" client -c "$B_IP" --rpc $RPCS:200:2000 > /dev/null &
+	cli=$!
+}
+
+record_rpcs "$LOGS" "$TB_TMP/record.err"
 sleep 1
 "$DETER" ls -d "$LOGS" --open --json > "$TB_TMP/open.json" 2>&1
 orc=$?
@@ -129,16 +137,8 @@ log_test $CHECK_RC "record_kill: a second deter record is refused while one runs
 # ends there, marked cut, a whole prefix; deter record carries on.
 CHECK_RC=0
 LOGS5=$TB_TMP/logs5
-DETER_RECORD_LOG_EVENTS=2000 DETER_RECORD_CHUNK_EVENTS=32 DETER_RECORD_CHUNK_BYTES=256 \
-	DETER_RECORD_SPILL_BYTES=512 "$DETER" record -o "$LOGS5" --port 5201 \
-	2> "$TB_TMP/record5.err" &
-rec=$!
-sleep 1
-ip netns exec "$B" "$TCPWL" server -b "$B_IP" --rpc 200:2000 > /dev/null &
-srv=$!
-wait_listen "$B" 5201 || exit $ksft_fail
-ip netns exec "$A" strace -qq -e trace=sendto,recvfrom -o "$TB_TMP/client.strace" \
-	"$TCPWL" client -c "$B_IP" --rpc $RPCS:200:2000 > /dev/null
+record_rpcs "$LOGS5" "$TB_TMP/record5.err" DETER_RECORD_LOG_EVENTS=2000
+wait $cli
 wait $srv
 sleep 0.5
 kill -INT $rec

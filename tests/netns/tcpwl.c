@@ -220,6 +220,15 @@ static void wl_set_nonblock(int fd)
 	wl_nonblock = 1;
 }
 
+/* Wait until poll() says @events on @fd (or a signal came). */
+static void wl_poll(int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	if (poll(&p, 1, -1) < 0 && errno != EINTR)
+		wl_die(1, "poll: %s", strerror(errno));
+}
+
 /*
  * Is a call on @fd that returned @n to be made again: interrupted, timed
  * out (counted), or (--nonblock) it would have blocked: then after
@@ -227,8 +236,6 @@ static void wl_set_nonblock(int fd)
  */
 static int wl_again(int fd, ssize_t n, short events)
 {
-	struct pollfd p = { .fd = fd, .events = events };
-
 	if (n >= 0)
 		return 0;
 	if ((errno == EAGAIN || errno == EWOULDBLOCK) && wl_nonblock) {
@@ -236,8 +243,7 @@ static int wl_again(int fd, ssize_t n, short events)
 			wl_eagain_send++;
 		else
 			wl_eagain_recv++;
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
-			wl_die(1, "poll: %s", strerror(errno));
+		wl_poll(fd, events);
 		return 1;
 	}
 	if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -252,12 +258,8 @@ static void wl_send_all(int fd, const char *buf, size_t len)
 	ssize_t n;
 
 	while (len) {
-		if (wl_poll_out) {
-			struct pollfd p = { .fd = fd, .events = POLLOUT };
-
-			if (poll(&p, 1, -1) < 0 && errno != EINTR)
-				wl_die(1, "poll: %s", strerror(errno));
-		}
+		if (wl_poll_out)
+			wl_poll(fd, POLLOUT);
 		n = send(fd, buf, len, 0);
 		if (wl_again(fd, n, POLLOUT))
 			continue;

@@ -18,5 +18,10 @@ workload() {
 	tcpwl_pair '--nonblock' '--bytes 2000000 --write-size 65536 --nonblock'
 }
 
-SCENARIO_CHECK=eagain_check scenario_run nonblock_bulk
+if scenario_record nonblock_bulk; then
+	eagain_check nonblock_bulk
+	for i in $(seq "$REPLAYS"); do
+		scenario_replay nonblock_bulk "$i"
+	done
+fi
 exit $RET

@@ -18,13 +18,14 @@ workload() {
 	tcpwl_pair '--nonblock' '--bytes 2000000 --nonblock --poll-out'
 }
 
-nospace_check() {
+if scenario_record nonblock_pollout; then
 	CHECK_RC=0
 	"$DETER" show -d "$LOGS" "$ID" > "$TB_TMP/show-a.txt"
 	grep -q ": send buffer marked full now 1$" "$TB_TMP/show-a.txt"
 	check_err $? "A's log has no send buffer marked full"
-	log_test $CHECK_RC "$1: A's log has tcp_check_space()'s marks"
-}
-
-SCENARIO_CHECK=nospace_check scenario_run nonblock_pollout
+	log_test $CHECK_RC "nonblock_pollout: A's log has tcp_check_space()'s marks"
+	for i in $(seq "$REPLAYS"); do
+		scenario_replay nonblock_pollout "$i"
+	done
+fi
 exit $RET

@@ -14,5 +14,10 @@ workload() {
 	tcpwl_pair '--rpc 200:2000 --nonblock' '--rpc 20:200:2000 --nonblock'
 }
 
-SCENARIO_CHECK=eagain_check scenario_run nonblock_rpc
+if scenario_record nonblock_rpc; then
+	eagain_check nonblock_rpc
+	for i in $(seq "$REPLAYS"); do
+		scenario_replay nonblock_rpc "$i"
+	done
+fi
 exit $RET

@@ -1025,54 +1025,6 @@ static void table_states_reversed(void)
 }
 
 /*
- * A log that cannot be written (here: its part file replaced by a
- * directory) is counted and said; the other connection's log is written.
- */
-static void table_unwritten(void)
-{
-	char dir[] = "/tmp/rec_log_test.XXXXXX", path[96], part[96], *err = NULL;
-	size_t chunk = rec_conn_chunk_events, cb = rec_log_chunk_bytes;
-	size_t sp = rec_log_spill_bytes, i;
-	struct rec_conn_id id = { .seq = 1 };
-	struct rec_state st = { { 0 } };
-	struct rec_table *t;
-	uint64_t conn;
-
-	rec_conn_chunk_events = 4;
-	rec_log_chunk_bytes = 16;
-	rec_log_spill_bytes = 16;
-	UNIT_CHECK(mkdtemp(dir));
-	t = rec_table_new(dir, "h");
-	for (conn = 7; t && conn <= 8; conn++) {
-		UNIT_CHECK(rec_table_conn(t, conn, 1, &id) == 0);
-		for (i = 2; i < 100; i++) {
-			struct rec_ev ev = {
-				.seq = i, .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK,
-				.a = i * 1000,
-			};
-
-			UNIT_CHECK(rec_table_events(t, conn, i, &ev, 1) == 0);
-		}
-		UNIT_CHECK(rec_table_state(t, conn, 100, 100, 1, &st) == 0);
-	}
-	snprintf(part, sizeof(part), "%s/.%016x.dlog.part", dir, 8);
-	UNIT_CHECK(unlink(part) == 0 && mkdir(part, 0700) == 0);
-	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
-	UNIT_CHECK_EQ(rec_table_unwritten(t), 1);
-	rec_table_free(t);
-	snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
-	UNIT_CHECK(access(path, F_OK) == 0);
-	unlink(path);
-	rmdir(part);
-	snprintf(path, sizeof(path), "%s/index", dir);
-	unlink(path);
-	UNIT_CHECK(rmdir(dir) == 0);
-	rec_conn_chunk_events = chunk;
-	rec_log_chunk_bytes = cb;
-	rec_log_spill_bytes = sp;
-}
-
-/*
  * Connections 7 and 8 stream 2..99 in 4-event chunks and 16-byte spills.
  * @cut_events / @cut_raw: what one log holds (0: the default); @break_at:
  * after that many events, 8's part file is replaced by a directory.
@@ -1151,8 +1103,9 @@ static void table_two_end(const char *dir)
 /*
  * A connection past what a log holds (events, or bytes) ends its log
  * there: a log marked cut, its events a whole prefix. One whose part file
- * cannot be written to mid-connection is no longer recorded, said and
- * counted, and the other connection is recorded all the same.
+ * cannot be written to (here: replaced by a directory), mid-connection or
+ * at its end, is said and counted, and the other connection's log is
+ * written all the same.
  */
 static void table_limits(void)
 {
@@ -1182,15 +1135,18 @@ static void table_limits(void)
 		table_two_end(dir);
 	}
 
-	UNIT_CHECK(mkdtemp(memcpy(dir, "/tmp/rec_log_test.XXXXXX", sizeof(dir))));
-	t = table_two(dir, 0, 0, 30);
-	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
-	UNIT_CHECK_EQ(rec_table_unwritten(t), 1);
-	rec_table_free(t);
-	log = table_two_log(dir, 7);
-	UNIT_CHECK(log && log->hdr.status == 0 && log->nevs == 99);
-	rec_log_free(log);
-	table_two_end(dir);
+	/* Mid-connection (after 30 events), and at the end (after the last). */
+	for (k = 0; k < 2; k++) {
+		UNIT_CHECK(mkdtemp(memcpy(dir, "/tmp/rec_log_test.XXXXXX", sizeof(dir))));
+		t = table_two(dir, 0, 0, k ? 99 : 30);
+		UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+		UNIT_CHECK_EQ(rec_table_unwritten(t), 1);
+		rec_table_free(t);
+		log = table_two_log(dir, 7);
+		UNIT_CHECK(log && log->hdr.status == 0 && log->nevs == 99);
+		rec_log_free(log);
+		table_two_end(dir);
+	}
 
 	rec_conn_chunk_events = chunk;
 	rec_log_chunk_bytes = cb;
@@ -1200,7 +1156,6 @@ static void table_limits(void)
 static void test_table_stream(void)
 {
 	table_limits();
-	table_unwritten();
 	table_states_reversed();
 	/* Seq 50 comes 200 events late: within the 256 a hole may hold. */
 	table_stream(250, 0);
