@@ -495,6 +495,25 @@ enum deter_abi_host {
 	 * (tcp_poll() sets the bit without the socket lock).
 	 */
 	DETER_HOST_NOSPACE,
+	/*
+	 * A signal pending for the caller ended a socket call where TCP
+	 * checks for one (tcp_recvmsg(), the waits for send space and for
+	 * the connection). Logged apart from the other kinds' run: a is
+	 * their usual answers so far, and the checks without a signal are
+	 * not counted (how many there are depends on when segments reached
+	 * the backlog).
+	 */
+	DETER_HOST_SIGNAL,
+	/*
+	 * What tcp_init_metrics() took from the destination's metrics cache
+	 * (earlier connections to the peer left it), where it held
+	 * something: the cwnd clamp, ssthresh, reordering, and the RTT
+	 * (scaled as srtt_us) that seeds the first RTO.
+	 */
+	DETER_HOST_CACHED_CWND_CLAMP,
+	DETER_HOST_CACHED_SSTHRESH,
+	DETER_HOST_CACHED_REORDERING,
+	DETER_HOST_CACHED_RTT,
 	DETER_HOST_MAX,
 };
 

@@ -47,6 +47,30 @@ static inline unsigned int deter_value_mem_kind(enum deter_value what)
 	}
 }
 
+/* A value the metrics cache gives (DETER_VAL_CACHED_*) as the log's kind. */
+static inline unsigned int deter_value_cached_kind(enum deter_value what)
+{
+	BUILD_BUG_ON(DETER_VAL_CACHED_RTT - DETER_VAL_CACHED_CWND_CLAMP !=
+		     DETER_HOST_CACHED_RTT - DETER_HOST_CACHED_CWND_CLAMP);
+	return DETER_HOST_CACHED_CWND_CLAMP + (what - DETER_VAL_CACHED_CWND_CLAMP);
+}
+
+/* What tcp_init_metrics() gives @sk of a value when the cache holds none. */
+static inline u32 deter_value_cached_none(const struct sock *sk,
+					  enum deter_value what)
+{
+	switch (what) {
+	case DETER_VAL_CACHED_CWND_CLAMP:
+		return ~0U;
+	case DETER_VAL_CACHED_SSTHRESH:
+		return TCP_INFINITE_SSTHRESH;
+	case DETER_VAL_CACHED_REORDERING:
+		return READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_reordering);
+	default:
+		return 0;
+	}
+}
+
 /*
  * One event waiting in its connection's batch of DETER_EV_BATCH (the
  * tracepoint and the ring buffer cost per record, not per byte); fields

@@ -507,6 +507,26 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 			       (u64)DETER_HOST_NOSPACE << 32 | !!val);
 		ds->nospace = !!val;
 		break;
+	case DETER_VAL_SIGNAL:
+		/*
+		 * Where a signal ended a call, outside the run of usual
+		 * answers: how often TCP looks depends on whether a segment
+		 * had reached the backlog yet, which the log does not hold.
+		 */
+		if (val)
+			deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_HOST,
+				       ds->host_run,
+				       (u64)DETER_HOST_SIGNAL << 32, 0);
+		break;
+	case DETER_VAL_CACHED_CWND_CLAMP:
+	case DETER_VAL_CACHED_SSTHRESH:
+	case DETER_VAL_CACHED_REORDERING:
+	case DETER_VAL_CACHED_RTT:
+		/* 0 B while the host has no metrics cached for the peer. */
+		deter_rec_rare(ds, DETER_V_HOST, &ds->host_run,
+			       (u32)val == deter_value_cached_none(sk, what) ? 0 :
+			       (u64)deter_value_cached_kind(what) << 32 | (u32)val);
+		break;
 	case DETER_VAL_HOST_IDLE:
 		/* Logged where the outcome changes: 0 B while it stays. */
 		deter_rec_rare(ds, DETER_V_HOST_BUSY, &ds->busy_run,

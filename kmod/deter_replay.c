@@ -103,6 +103,7 @@ struct deter_rpl {
 	struct deter_rpl_rare mem;	/* MEM: the next change */
 	struct deter_rpl_rare busy;	/* HOST_BUSY: the next change */
 	struct deter_rpl_rare host;	/* HOST */
+	u32 sig;			/* the next HOST SIGNAL, or past the end */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u32 app_woken;			/* ctx + 1 of the last app wake-up */
 	u64 rx_last;			/* highest index a segment's RX logs */
@@ -478,7 +479,14 @@ static void deter_rpl_ctx_next(struct deter_rpl *rpl)
 	deter_rpl_kick(rpl, 0);
 }
 
-/* The next VALUE @what at or after *cursor. Under rpl->lock. */
+/* A HOST SIGNAL: outside the run of host answers (deter_rpl_signal()). */
+static bool deter_rpl_is_signal(const struct deter_replay_ev *e)
+{
+	return e->type == DETER_EV_VALUE && e->sub == DETER_V_HOST &&
+	       e->b >> 32 == DETER_HOST_SIGNAL;
+}
+
+/* The next VALUE @what at or after *cursor (but signals). Under rpl->lock. */
 static const struct deter_replay_ev *deter_rpl_next_value(struct deter_rpl *rpl,
 							  u32 *cursor,
 							  u16 what)
@@ -487,7 +495,8 @@ static const struct deter_replay_ev *deter_rpl_next_value(struct deter_rpl *rpl,
 	u32 i;
 
 	for (i = *cursor; (e = deter_rpl_at(rpl, i)); i++) {
-		if (e->type == DETER_EV_VALUE && e->sub == what) {
+		if (e->type == DETER_EV_VALUE && e->sub == what &&
+		    !deter_rpl_is_signal(e)) {
 			*cursor = i + 1;
 			return e;
 		}
@@ -524,6 +533,7 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	deter_rpl_rare_init(rpl, &rpl->mem, DETER_V_MEM);
 	deter_rpl_rare_init(rpl, &rpl->busy, DETER_V_HOST_BUSY);
 	deter_rpl_rare_init(rpl, &rpl->host, DETER_V_HOST);
+	rpl->sig = 0;
 	/* The log starts with the jiffies at the connection's start. */
 	e = deter_rpl_at(rpl, 0);
 	if (e && e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
@@ -1123,6 +1133,11 @@ static const char *const deter_rpl_host_names[DETER_HOST_MAX] = {
 	[DETER_HOST_XMIT] = "output refused",
 	[DETER_HOST_TIMEOUT] = "wait timed out",
 	[DETER_HOST_NOSPACE] = "send buffer full mark",
+	[DETER_HOST_SIGNAL] = "signal",
+	[DETER_HOST_CACHED_CWND_CLAMP] = "cached cwnd clamp",
+	[DETER_HOST_CACHED_SSTHRESH] = "cached ssthresh",
+	[DETER_HOST_CACHED_REORDERING] = "cached reordering",
+	[DETER_HOST_CACHED_RTT] = "cached rtt",
 };
 
 static const char *const deter_rpl_mem_names[DETER_MEM_MAX] = {
@@ -1185,6 +1200,37 @@ static bool deter_rpl_mem(struct deter_rpl *rpl, unsigned int kind)
 		ds->mem_state |= (b & 1) << kind;
 	}
 	return ds->mem_state & BIT(kind);
+}
+
+/*
+ * A signal check in a socket call (DETER_VAL_SIGNAL): the log's next
+ * signal ends the call here if it is the call's (after its CALL) and the
+ * owner took every lock turn before it (the waits the call made first).
+ * The checks that found none are not logged, since how many a recv()
+ * makes depends on whether a segment was in the backlog yet; a call
+ * that returned before it looked again returned what the log says, or
+ * the replay diverged there.
+ */
+static bool deter_rpl_signal(struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *e;
+	bool yes = false;
+	u32 i;
+
+	spin_lock_bh(&rpl->lock);
+	for (e = deter_rpl_at(rpl, rpl->sig); e; e = deter_rpl_at(rpl, ++rpl->sig))
+		if (rpl->sig >= rpl->call && deter_rpl_is_signal(e))
+			break;
+	if (e) {
+		for (i = rpl->ctx; i < rpl->sig; i++)
+			if (rpl->ev[i].type == DETER_EV_LOCK)
+				break;
+		yes = i >= rpl->sig;
+		if (yes)
+			rpl->sig++;
+	}
+	spin_unlock_bh(&rpl->lock);
+	return yes;
 }
 
 /**
@@ -1414,6 +1460,23 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		if (deter_rpl_host(rpl, DETER_HOST_NOSPACE, &now))
 			rpl->ds->nospace = now & 1;
 		*val = rpl->ds->nospace;
+		return true;
+	}
+	case DETER_VAL_SIGNAL:
+		/* The replay's application gets none: the original's. */
+		*val = deter_rpl_signal(rpl);
+		return true;
+	case DETER_VAL_CACHED_CWND_CLAMP:
+	case DETER_VAL_CACHED_SSTHRESH:
+	case DETER_VAL_CACHED_REORDERING:
+	case DETER_VAL_CACHED_RTT: {
+		/* The original's, whatever the replay host has cached. */
+		u64 cached;
+
+		if (deter_rpl_host(rpl, deter_value_cached_kind(what), &cached))
+			*val = cached;
+		else
+			*val = deter_value_cached_none(sk, what);
 		return true;
 	}
 	case DETER_VAL_HOST_IDLE:

@@ -562,6 +562,11 @@ static const char *const rec_net_names[DETER_NET_MAX] = {
 	"gap", "late", "ce", "icmp",
 };
 
+/* What the metrics cache gave, VALUE HOST from DETER_HOST_CACHED_CWND_CLAMP. */
+static const char *const rec_cached_names[DETER_HOST_MAX - DETER_HOST_CACHED_CWND_CLAMP] = {
+	"cwnd clamp", "ssthresh", "reordering", "rtt",
+};
+
 static const char *const rec_mem_names[DETER_MEM_MAX] = {
 	"pressure", "above_tcp_mem0", "suppressed", "oom",
 };
@@ -571,6 +576,18 @@ static const char *const rec_cfg_names[DETER_CFG_MAX] = {
 	"userlocks", "sysctl", "tos", "ttl", "keepalive", "user_timeout_ms",
 	"notsent_lowat", "rcvlowat", "linger", "congestion", "tcp",
 };
+
+/* What the metrics cache gave (VALUE HOST b); the RTT as srtt_us scales it. */
+static void rec_show_cached(uint64_t b, int json)
+{
+	unsigned int kind = (b >> 32) - DETER_HOST_CACHED_CWND_CLAMP;
+	uint32_t v = b;
+
+	printf(json ? ",\"answer\":\"cached %s\",\"value\":%u" : ": cached %s %u",
+	       rec_cached_names[kind], v);
+	if (b >> 32 == DETER_HOST_CACHED_RTT)
+		printf(json ? ",\"rtt_us\":%u" : " (%u us)", v >> 3);
+}
 
 static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			   int json)
@@ -759,6 +776,10 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		else if (e->sub == DETER_V_HOST && e->b >> 32 == DETER_HOST_NOSPACE)
 			printf(json ? ",\"answer\":\"send buffer full\",\"now\":%u" :
 				      ": send buffer marked full now %u", (unsigned int)(e->b & 1));
+		else if (e->sub == DETER_V_HOST && e->b >> 32 >= DETER_HOST_CACHED_CWND_CLAMP)
+			rec_show_cached(e->b, json);
+		else if (e->sub == DETER_V_HOST && e->b >> 32 == DETER_HOST_SIGNAL)
+			printf(json ? ",\"answer\":\"signal\"" : ": a signal ends the call");
 		else if (e->sub == DETER_V_HOST)
 			printf(json ? ",\"answer\":\"wait timed out\"" : ": wait timed out");
 		else if (e->sub == DETER_V_PAGE_FRAG)

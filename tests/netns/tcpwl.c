@@ -12,7 +12,7 @@
  *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
  *                   [--linger2 S] [--thin-lto] [--max-pacing-rate BPS]
  *                   [--priority N] [--mark N] [--rcvtimeo-ms N] [--sndtimeo-ms N]
- *                   [--nonblock] [--poll-out]
+ *                   [--nonblock] [--poll-out] [--signal-us N]
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
@@ -36,7 +36,11 @@
  * loops do (tcp_poll() then runs between the calls), and prints how many
  * calls said EAGAIN as "eagain send N recv N". The client's --poll-out
  * (with --nonblock) polls for room before every send(), as loops that
- * keep POLLOUT armed do.
+ * keep POLLOUT armed do. --signal-us sends the process SIGALRM every N
+ * us once connected (an interval timer, a handler without SA_RESTART),
+ * so that blocking calls end early, as in applications with timers or
+ * profilers; calls that said EINTR are made again and counted, printed
+ * as "eintr send N recv N".
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -50,8 +54,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 struct wl_opts {
@@ -86,6 +92,7 @@ struct wl_opts {
 	int window_clamp;		/* server: TCP_WINDOW_CLAMP, 0 = default */
 	int nonblock;			/* O_NONBLOCK, poll() before calls */
 	int poll_out;			/* ... and before every send() */
+	unsigned int signal_us;		/* SIGALRM interval once connected, 0 = none */
 };
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -220,6 +227,36 @@ static void wl_set_nonblock(int fd)
 	wl_nonblock = 1;
 }
 
+/* --signal-us: SIGALRM every N us while connected; calls that said EINTR. */
+static unsigned int wl_signal_us;
+static unsigned long long wl_eintr_send, wl_eintr_recv;
+
+static void wl_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* Start (@on) or stop --signal-us's timer, and print the counts when stopped. */
+static void wl_signals(int on)
+{
+	struct sigaction sa = { .sa_handler = wl_alarm };
+	struct itimerval it = {};
+
+	if (!wl_signal_us)
+		return;
+	if (on && sigaction(SIGALRM, &sa, NULL))
+		wl_die(1, "sigaction: %s", strerror(errno));
+	if (on) {
+		it.it_interval.tv_sec = wl_signal_us / 1000000;
+		it.it_interval.tv_usec = wl_signal_us % 1000000;
+	}
+	it.it_value = it.it_interval;
+	if (setitimer(ITIMER_REAL, &it, NULL))
+		wl_die(1, "setitimer: %s", strerror(errno));
+	if (!on)
+		printf("eintr send %llu recv %llu\n", wl_eintr_send, wl_eintr_recv);
+}
+
 /* Wait until poll() says @events on @fd (or a signal came). */
 static void wl_poll(int fd, short events)
 {
@@ -250,7 +287,13 @@ static int wl_again(int fd, ssize_t n, short events)
 		wl_timeouts++;
 		return 1;
 	}
-	return errno == EINTR;
+	if (errno != EINTR)
+		return 0;
+	if (events == POLLOUT)
+		wl_eintr_send++;
+	else
+		wl_eintr_recv++;
+	return 1;
 }
 
 static void wl_send_all(int fd, const char *buf, size_t len)
@@ -315,6 +358,7 @@ static int wl_server(const struct wl_opts *o)
 	close(lfd);
 	if (o->nonblock)
 		wl_set_nonblock(fd);
+	wl_signals(1);
 	if (o->window_clamp)
 		wl_setint(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP, o->window_clamp,
 			  "TCP_WINDOW_CLAMP");
@@ -356,6 +400,7 @@ static int wl_server(const struct wl_opts *o)
 		printf("received %llu\n", total);
 	}
 	wl_print_eagain();
+	wl_signals(0);
 	close(fd);
 	free(buf);
 	return 0;
@@ -381,6 +426,7 @@ static int wl_client(const struct wl_opts *o)
 	if (o->nonblock)
 		wl_set_nonblock(fd);
 	wl_poll_out = o->nonblock && o->poll_out;
+	wl_signals(1);
 
 	bufsz = o->io_size;
 	if (o->rpc_req > bufsz)
@@ -423,13 +469,15 @@ static int wl_client(const struct wl_opts *o)
 		for (;;) {
 			ssize_t n = recv(fd, buf, bufsz, 0);
 
-			if (n > 0 || (n < 0 && wl_nonblock && wl_again(fd, n, POLLIN)))
+			if (n > 0 || (n < 0 && (wl_nonblock || errno == EINTR) &&
+				      wl_again(fd, n, POLLIN)))
 				continue;
 			break;
 		}
 		printf("sent %llu\n", o->bytes);
 	}
 	wl_print_eagain();
+	wl_signals(0);
 	close(fd);
 	free(buf);
 	return 0;
@@ -449,7 +497,7 @@ static void wl_usage(FILE *f)
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--thin-lto]\n"
 		"                [--max-pacing-rate BPS] [--priority N] [--mark N]\n"
 		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs] [--nonblock]\n"
-		"                [--poll-out]\n");
+		"                [--poll-out] [--signal-us N]\n");
 }
 
 int main(int argc, char **argv)
@@ -480,6 +528,7 @@ int main(int argc, char **argv)
 		{ "resp-delay-ms", required_argument, NULL, 'D' },
 		{ "mark", required_argument, NULL, 'k' },
 		{ "rcvtimeo-ms", required_argument, NULL, 'e' },
+		{ "signal-us", required_argument, NULL, 'Z' },
 		{ "sndtimeo-ms", required_argument, NULL, 'f' },
 		{ "quickack", no_argument, NULL, 'Q' },
 		{ "window-clamp", required_argument, NULL, 'W' },
@@ -613,6 +662,9 @@ int main(int argc, char **argv)
 		case 'o':
 			o.poll_out = 1;
 			break;
+		case 'Z':
+			o.signal_us = wl_num("--signal-us", optarg);
+			break;
 		case 'W':
 			o.window_clamp = wl_num("--window-clamp", optarg);
 			break;
@@ -628,5 +680,6 @@ int main(int argc, char **argv)
 		wl_die(2, "unexpected argument '%s'", argv[optind]);
 	if (!o.io_size || (o.rpc_count && (!o.rpc_req || !o.rpc_resp)))
 		wl_die(2, "sizes must be positive");
+	wl_signal_us = o.signal_us;
 	return server ? wl_server(&o) : wl_client(&o);
 }

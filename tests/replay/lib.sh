@@ -203,10 +203,12 @@ scenario_replay() {
 	log_test $CHECK_RC "$name: replay $i verified, both hosts' egress identical to the original"
 }
 
-# eagain_check NAME: after scenario_record of tcpwl_pair --nonblock, each
-# end's log has as many sendmsg() and recvmsg() = EAGAIN as tcpwl counted
-# at that end, some.
-eagain_check() {
+# calls_check NAME WORD RET: after scenario_record of tcpwl_pair, each
+# end's log has as many sendmsg() and recvmsg() = RET as tcpwl printed
+# for that end on its "WORD send N recv N" line, some: --nonblock's
+# EAGAIN (-11), --signal-us's EINTR (-512, -ERESTARTSYS as TCP returns
+# it; the kernel tells the application EINTR).
+calls_check() {
 	local h out id want got total=0 call
 
 	CHECK_RC=0
@@ -220,16 +222,30 @@ eagain_check() {
 		fi
 		"$DETER" show -d "$LOGS" "$id" > "$TB_TMP/show-$h.txt"
 		for call in send recv; do
-			want=$(sed -n "s/^eagain .*$call \([0-9]*\).*/\1/p" "$out")
-			got=$(grep -c "return     ${call}msg = -11$" "$TB_TMP/show-$h.txt")
+			want=$(sed -n "s/^$2 .*$call \([0-9]*\).*/\1/p" "$out")
+			got=$(grep -c "return     ${call}msg = $3\$" "$TB_TMP/show-$h.txt")
 			[ -n "$want" ] && [ "$got" = "$want" ]
-			check_err $? "host $h: tcpwl counted ${want:-no} ${call}() = EAGAIN, its log has $got"
+			check_err $? "host $h: tcpwl counted ${want:-no} ${call}() = $2, its log has $got = $3"
 			total=$((total + ${want:-0}))
 		done
 	done
 	[ "$total" -gt 0 ]
-	check_err $? "no call said EAGAIN: $(cat "$TB_TMP/client.out" "$TB_TMP/server.out")"
-	log_test $CHECK_RC "$1: the logs have the $total calls = EAGAIN tcpwl saw"
+	check_err $? "no call said $2: $(cat "$TB_TMP/client.out" "$TB_TMP/server.out")"
+	log_test $CHECK_RC "$1: the logs have the $total calls = $2 tcpwl saw"
+}
+
+# replay_refused NAME MESSAGE: deter replay of ID exits non-zero with one
+# line, "...: event N: MESSAGE".
+replay_refused() {
+	CHECK_RC=0
+	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" > "$TB_TMP/replay.out" 2>&1
+	[ $? -ne 0 ]
+	check_err $? "deter replay exited 0"
+	grep -q "event [0-9]*: $2" "$TB_TMP/replay.out"
+	check_err $? "deter replay did not name the event: $(tail -2 "$TB_TMP/replay.out")"
+	[ "$(wc -l < "$TB_TMP/replay.out")" -eq 1 ]
+	check_err $? "deter replay printed more than one line: $(head -3 "$TB_TMP/replay.out")"
+	log_test $CHECK_RC "$1: deter replay refuses it with a one-line error naming the event"
 }
 
 # scenario_run NAME: record, then replay REPLAYS times.

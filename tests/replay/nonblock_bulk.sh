@@ -19,7 +19,7 @@ workload() {
 }
 
 if scenario_record nonblock_bulk; then
-	eagain_check nonblock_bulk
+	calls_check nonblock_bulk eagain -11
 	for i in $(seq "$REPLAYS"); do
 		scenario_replay nonblock_bulk "$i"
 	done

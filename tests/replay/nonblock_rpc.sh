@@ -15,7 +15,7 @@ workload() {
 }
 
 if scenario_record nonblock_rpc; then
-	eagain_check nonblock_rpc
+	calls_check nonblock_rpc eagain -11
 	for i in $(seq "$REPLAYS"); do
 		scenario_replay nonblock_rpc "$i"
 	done

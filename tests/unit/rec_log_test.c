@@ -433,7 +433,7 @@ static void test_format6(void)
 	ev[1].b = (uint64_t)DETER_HOST_MAX << 32;
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
 	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) != 0);
-	UNIT_CHECK(err && strstr(err, "unknown host answer 3"));
+	UNIT_CHECK(err && strstr(err, "unknown host answer 8"));
 	free(err);
 	free(buf);
 	free(log.evs);
