@@ -553,23 +553,20 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
  * @stopping: recording stops: write everything, incomplete if need be
  * @lost: the ring buffers lost events (overruns); with @stopping, any
  *	connection not provably whole is marked as having lost events
- * @err: the error message
  *
  * A log that cannot be written is said on stderr and counted
  * (rec_table_unwritten()); the others are written all the same.
- *
- * Return: 0.
  */
-int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
-		    char **err)
+void rec_table_flush(struct rec_table *t, int stopping, unsigned int lost)
 {
 	struct rec_conn **pp, *c;
 	uint32_t status;
+	char *err = NULL;
 	size_t i;
 
 	/* Between polls, only a connection that is done can be written. */
 	if (!stopping && !t->ready)
-		return 0;
+		return;
 	for (i = 0; i < REC_TABLE_BUCKETS; i++) {
 		pp = &t->b[i];
 		while ((c = *pp)) {
@@ -599,17 +596,17 @@ int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 			if (!status && !whole)
 				status = DETER_LOG_LOST_EVENTS;
 			*pp = c->next;
-			if (rec_table_write(t, c, status, err)) {
+			if (rec_table_write(t, c, status, &err)) {
 				/*
 				 * One log not written (a full disk, a connection past
 				 * what a log holds): said, and the others go on. What
 				 * it spilled stays in its part file for the next start.
 				 */
 				fprintf(stderr, "deter: record: %s; %s %016llx is not written\n",
-					*err ? *err : "out of memory", "the log of connection",
+					err ? err : "out of memory", "the log of connection",
 					(unsigned long long)c->conn);
-				free(*err);
-				*err = NULL;
+				free(err);
+				err = NULL;
 				t->unwritten++;
 				rec_table_drop(t, c, 1);
 				continue;
@@ -617,7 +614,6 @@ int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
 			rec_table_drop(t, c, 0);
 		}
 	}
-	return 0;
 }
 
 /** rec_table_unwritten() - logs rec_table_flush() could not write */

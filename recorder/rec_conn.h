@@ -34,8 +34,7 @@ int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 unsigned int rec_table_unwritten(const struct rec_table *t);
 /* Events a connection holds before they are encoded; a test knob. */
 extern size_t rec_conn_chunk_events;
-int rec_table_flush(struct rec_table *t, int stopping, unsigned int lost,
-		    char **err);
+void rec_table_flush(struct rec_table *t, int stopping, unsigned int lost);
 void rec_table_counts(const struct rec_table *t, unsigned int *written,
 		      unsigned int *incomplete, unsigned int *open);
 

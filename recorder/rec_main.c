@@ -305,11 +305,11 @@ int rec_cmd_record(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 
 	while (sigtimedwait(&stop, NULL, &tick) < 0) {
-		if (rec_trace_poll(trace, table, &err) ||
-		    rec_table_flush(table, 0, 0, &err)) {
+		if (rec_trace_poll(trace, table, &err)) {
 			rec_fail("record", "%s", err);
 			break;
 		}
+		rec_table_flush(table, 0, 0);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (duration && (unsigned long long)(now.tv_sec - start.tv_sec) >= duration)
 			break;
@@ -320,10 +320,7 @@ int rec_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	lost = rec_trace_lost(trace);
-	if (rec_table_flush(table, 1, lost > 0, &err)) {
-		rec_fail("record", "%s", err);
-		goto out;
-	}
+	rec_table_flush(table, 1, lost > 0);
 	rec_table_counts(table, &written, &incomplete, &open);
 	unwritten = rec_table_unwritten(table);
 	fprintf(stderr,

@@ -248,11 +248,13 @@ replay_refused() {
 	log_test $CHECK_RC "$1: deter replay refuses it with a one-line error naming the event"
 }
 
-# scenario_run NAME: record, then replay REPLAYS times.
+# scenario_run NAME [CHECK ARGS...]: record, check the logs with the
+# command CHECK ARGS if given, then replay REPLAYS times.
 scenario_run() {
 	local i
 
 	scenario_record "$1" || return
+	[ $# -lt 2 ] || "${@:2}"
 	for i in $(seq "$REPLAYS"); do
 		scenario_replay "$1" "$i"
 	done

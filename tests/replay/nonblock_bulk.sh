@@ -18,10 +18,5 @@ workload() {
 	tcpwl_pair '--nonblock' '--bytes 2000000 --write-size 65536 --nonblock'
 }
 
-if scenario_record nonblock_bulk; then
-	calls_check nonblock_bulk eagain -11
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay nonblock_bulk "$i"
-	done
-fi
+scenario_run nonblock_bulk calls_check nonblock_bulk eagain -11
 exit $RET

@@ -14,10 +14,5 @@ workload() {
 	tcpwl_pair '--rpc 200:2000 --nonblock' '--rpc 20:200:2000 --nonblock'
 }
 
-if scenario_record nonblock_rpc; then
-	calls_check nonblock_rpc eagain -11
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay nonblock_rpc "$i"
-	done
-fi
+scenario_run nonblock_rpc calls_check nonblock_rpc eagain -11
 exit $RET

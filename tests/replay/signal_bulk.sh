@@ -19,10 +19,5 @@ workload() {
 		   '--bytes 2000000 --write-size 65536 --sndbuf 16384 --signal-us 2000'
 }
 
-if scenario_record signal_bulk; then
-	calls_check signal_bulk eintr -512
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay signal_bulk "$i"
-	done
-fi
+scenario_run signal_bulk calls_check signal_bulk eintr -512
 exit $RET

@@ -19,10 +19,5 @@ workload() {
 		   '--rpc 200:100:20000 --signal-us 3000'
 }
 
-if scenario_record signal_rpc; then
-	calls_check signal_rpc eintr -512
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay signal_rpc "$i"
-	done
-fi
+scenario_run signal_rpc calls_check signal_rpc eintr -512
 exit $RET

@@ -627,7 +627,7 @@ static void test_missing(void)
 	UNIT_CHECK(rec_table_conn(t, 7, 1, &id) == 0);
 	UNIT_CHECK(rec_table_events(t, 7, 2, &ev, 1) == 0);
 	UNIT_CHECK(rec_table_state(t, 7, 3, 3, 1, &fin) == 0);
-	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+	rec_table_flush(t, 0, 0);
 	rec_table_counts(t, &w, &inc, &open);
 	UNIT_CHECK_EQ(w, 1);
 	UNIT_CHECK_EQ(inc, 1);
@@ -683,13 +683,13 @@ static void test_order(void)
 
 			UNIT_CHECK(rec_table_events(t, 7, 2, &ev, 1) == 0);
 			if (i == n / 2) {
-				UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+				rec_table_flush(t, 0, 0);
 				rec_table_counts(t, &w, &inc, &open);
 				UNIT_CHECK_EQ(w, 0);
 			}
 		}
 		UNIT_CHECK(rec_table_state(t, 7, 3, n + 2, 1, &fin) == 0);
-		UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+		rec_table_flush(t, 0, 0);
 		rec_table_counts(t, &w, &inc, &open);
 		UNIT_CHECK_EQ(w, 1);
 		UNIT_CHECK_EQ(inc, 0);
@@ -947,7 +947,7 @@ static void table_stream(unsigned int late_at, uint32_t want_status)
 	}
 	memset(&st, 0, sizeof(st));
 	UNIT_CHECK(rec_table_state(t, 7, N + 2, N + 2, 1, &st) == 0);
-	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+	rec_table_flush(t, 0, 0);
 	rec_table_free(t);
 	snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
 	log = rec_log_read(path, &err);
@@ -1008,7 +1008,7 @@ static void table_states_reversed(void)
 			UNIT_CHECK(rec_table_events(t, 7, 2 + i, &ev, 1) == 0);
 	}
 	UNIT_CHECK(rec_table_state(t, 7, 20, 13, 1, &st) == 0);
-	UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+	rec_table_flush(t, 0, 0);
 	rec_table_free(t);
 	snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
 	log = rec_log_read(path, &err);
@@ -1109,7 +1109,7 @@ static void table_two_end(const char *dir)
  */
 static void table_limits(void)
 {
-	char dir[] = "/tmp/rec_log_test.XXXXXX", *err = NULL;
+	char dir[] = "/tmp/rec_log_test.XXXXXX";
 	size_t chunk = rec_conn_chunk_events, cb = rec_log_chunk_bytes;
 	size_t sp = rec_log_spill_bytes;
 	struct rec_table *t;
@@ -1122,7 +1122,7 @@ static void table_limits(void)
 	for (k = 0; k < 2; k++) {
 		UNIT_CHECK(mkdtemp(memcpy(dir, "/tmp/rec_log_test.XXXXXX", sizeof(dir))));
 		t = k ? table_two(dir, 0, 1000, 0) : table_two(dir, 40, 0, 0);
-		UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+		rec_table_flush(t, 0, 0);
 		UNIT_CHECK_EQ(rec_table_unwritten(t), 0);
 		rec_table_free(t);
 		log = table_two_log(dir, 7);
@@ -1139,7 +1139,7 @@ static void table_limits(void)
 	for (k = 0; k < 2; k++) {
 		UNIT_CHECK(mkdtemp(memcpy(dir, "/tmp/rec_log_test.XXXXXX", sizeof(dir))));
 		t = table_two(dir, 0, 0, k ? 99 : 30);
-		UNIT_CHECK(rec_table_flush(t, 0, 0, &err) == 0);
+		rec_table_flush(t, 0, 0);
 		UNIT_CHECK_EQ(rec_table_unwritten(t), 1);
 		rec_table_free(t);
 		log = table_two_log(dir, 7);
