@@ -283,8 +283,31 @@ enum deter_sysctl {
 	DETER_SYSCTL_ROUTE_CWND,
 	DETER_SYSCTL_ROUTE_SSTHRESH,
 	DETER_SYSCTL_ROUTE_REORDERING,
+	/*
+	 * Congestion-control module parameters (/sys/module/tcp_cubic/
+	 * parameters/...), global and outside deter.ko's reach: deter record
+	 * reads them, hands them to deter.ko (control "param ID VALUE") and
+	 * re-reads them once a second; deter.ko logs those not at 6.12's
+	 * default at each connection's start.
+	 */
+	DETER_SYSCTL_CUBIC_FAST_CONVERGENCE,
+	DETER_SYSCTL_CUBIC_BETA,
+	DETER_SYSCTL_CUBIC_INITIAL_SSTHRESH,
+	DETER_SYSCTL_CUBIC_BIC_SCALE,	/* 0444: set at boot only */
+	DETER_SYSCTL_CUBIC_TCP_FRIENDLINESS,
+	DETER_SYSCTL_CUBIC_HYSTART,
+	DETER_SYSCTL_CUBIC_HYSTART_DETECT,
+	DETER_SYSCTL_CUBIC_HYSTART_LOW_WINDOW,
+	DETER_SYSCTL_CUBIC_HYSTART_ACK_DELTA_US,
+	DETER_SYSCTL_DCTCP_SHIFT_G,
+	DETER_SYSCTL_DCTCP_ALPHA_ON_INIT,
 	DETER_SYSCTL_MAX,
 };
+
+/* The module parameters' defaults in 6.12, in enum order. */
+#define DETER_PARAM_FIRST	DETER_SYSCTL_CUBIC_FAST_CONVERGENCE
+#define DETER_PARAMS		(DETER_SYSCTL_MAX - DETER_PARAM_FIRST)
+#define DETER_PARAM_DEFAULTS	{ 1, 717, 0, 41, 1, 1, 3, 16, 2000, 4, 1024 }
 
 /*
  * DETER_CFG_OFFLOAD bits: whether the device the connection's route goes

@@ -797,6 +797,46 @@ static void deter_rec_route(struct deter_sock *ds, struct sock *sk)
 	dst_release(dst);
 }
 
+/*
+ * Congestion-control module parameters (enum deter_sysctl from
+ * DETER_SYSCTL_CUBIC_FAST_CONVERGENCE on): global, and static to their
+ * modules, so deter record reads them from sysfs and writes them here
+ * (control "param ID VALUE"); until it does, 6.12's defaults.
+ */
+static const u32 deter_rec_param_def[DETER_PARAMS] = DETER_PARAM_DEFAULTS;
+
+static u32 deter_rec_param[DETER_PARAMS] __read_mostly = DETER_PARAM_DEFAULTS;
+
+/* "ID VALUE": set parameter ID (enum deter_sysctl) to VALUE, an int or uint. */
+static int deter_rec_param_set(char *p)
+{
+	char *tok = strsep(&p, " ");
+	unsigned int id;
+	long long v;
+
+	if (!tok || kstrtouint(tok, 0, &id) || !p || kstrtoll(p, 0, &v) ||
+	    id < DETER_PARAM_FIRST || id >= DETER_SYSCTL_MAX ||
+	    v < S32_MIN || v > U32_MAX)
+		return -EINVAL;
+	WRITE_ONCE(deter_rec_param[id - DETER_PARAM_FIRST], (u32)v);
+	return 0;
+}
+
+/* The parameters not at their defaults, as CONFIG SYSCTL events. */
+static void deter_rec_params(struct deter_sock *ds)
+{
+	unsigned int i;
+	u32 v;
+
+	for (i = 0; i < DETER_PARAMS; i++) {
+		v = READ_ONCE(deter_rec_param[i]);
+		if (v != deter_rec_param_def[i])
+			deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
+				       (u64)(DETER_PARAM_FIRST + i) << 32 | v,
+				       0, 0);
+	}
+}
+
 static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 			   bool active)
 {
@@ -826,6 +866,7 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 	spin_unlock_irqrestore(&ds->ev_lock, irqflags);
 	deter_rec_sysctls(ds, sk);
 	deter_rec_route(ds, sk);
+	deter_rec_params(ds);
 }
 
 /* The offloads of the device @sk's route leaves by, DETER_OFFLOAD_*. */
@@ -1328,8 +1369,9 @@ static void deter_rec_find_tp(struct tracepoint *tp, void *priv)
 /*
  * control: "record [threshold_ns [port...]]" arms recording of new
  * connections; "replay" arms replay of the scripts loaded into
- * deter/replay; "stop" disarms both (and drops the scripts). Reading
- * shows the state.
+ * deter/replay; "stop" disarms both (and drops the scripts); "param ID
+ * VALUE" sets a congestion-control module parameter deter_rec_params()
+ * logs. Reading shows the state.
  */
 static ssize_t deter_rec_ctl_write(struct file *file, const char __user *ubuf,
 				   size_t len, loff_t *ppos)
@@ -1354,6 +1396,10 @@ static ssize_t deter_rec_ctl_write(struct file *file, const char __user *ubuf,
 		deter_replay_arm(false);
 		/* Open connections' batches, for the recorder's last poll. */
 		deter_conn_for_each(deter_rec_stop_flush);
+		goto out;
+	}
+	if (!strcmp(tok, "param")) {
+		ret = deter_rec_param_set(p) ?: len;
 		goto out;
 	}
 	if (!strcmp(tok, "replay")) {

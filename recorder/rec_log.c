@@ -204,7 +204,10 @@ void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1])
 	name[DETER_CC_BYTES] = '\0';
 }
 
-/* enum deter_sysctl's names under net.ipv4, vector element, signedness. */
+/*
+ * enum deter_sysctl's names (under net.ipv4, net.core, ip route, or a
+ * module's parameters), vector element, signedness.
+ */
 const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX] = {
 	[DETER_SYSCTL_TCP_ECN] = { "tcp_ecn", .elem = -1 },
 	[DETER_SYSCTL_TCP_ECN_FALLBACK] = { "tcp_ecn_fallback", .elem = -1 },
@@ -282,6 +285,21 @@ const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX] = {
 	[DETER_SYSCTL_ROUTE_CWND] = { "cwnd", .elem = -1, .route = 1 },
 	[DETER_SYSCTL_ROUTE_SSTHRESH] = { "ssthresh", .elem = -1, .route = 1 },
 	[DETER_SYSCTL_ROUTE_REORDERING] = { "reordering", .elem = -1, .route = 1 },
+	/* /sys/module/MODULE/parameters/NAME */
+#define REC_PARAM(n, s, m) { n, .elem = -1, .sgn = s, .module = m }
+	[DETER_SYSCTL_CUBIC_FAST_CONVERGENCE] = REC_PARAM("fast_convergence", 1, "tcp_cubic"),
+	[DETER_SYSCTL_CUBIC_BETA] = REC_PARAM("beta", 1, "tcp_cubic"),
+	[DETER_SYSCTL_CUBIC_INITIAL_SSTHRESH] = REC_PARAM("initial_ssthresh", 1, "tcp_cubic"),
+	[DETER_SYSCTL_CUBIC_BIC_SCALE] = REC_PARAM("bic_scale", 1, "tcp_cubic"),
+	[DETER_SYSCTL_CUBIC_TCP_FRIENDLINESS] = REC_PARAM("tcp_friendliness", 1, "tcp_cubic"),
+	[DETER_SYSCTL_CUBIC_HYSTART] = REC_PARAM("hystart", 1, "tcp_cubic"),
+	[DETER_SYSCTL_CUBIC_HYSTART_DETECT] = REC_PARAM("hystart_detect", 1, "tcp_cubic"),
+	[DETER_SYSCTL_CUBIC_HYSTART_LOW_WINDOW] = REC_PARAM("hystart_low_window", 1, "tcp_cubic"),
+	[DETER_SYSCTL_CUBIC_HYSTART_ACK_DELTA_US] =
+		REC_PARAM("hystart_ack_delta_us", 1, "tcp_cubic"),
+	[DETER_SYSCTL_DCTCP_SHIFT_G] = REC_PARAM("dctcp_shift_g", 0, "tcp_dctcp"),
+	[DETER_SYSCTL_DCTCP_ALPHA_ON_INIT] = REC_PARAM("dctcp_alpha_on_init", 0, "tcp_dctcp"),
+#undef REC_PARAM
 };
 
 /* Set *err (if err) to a malloc'd message; return -1. */

@@ -65,6 +65,7 @@ struct rec_sysctl {
 	int sgn;		/* value is signed */
 	int core;		/* under net.core: the host's, not a namespace's */
 	int route;		/* a metric of the connection's route (ip route) */
+	const char *module;	/* a congestion control's module parameter */
 };
 
 extern const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX];
@@ -76,7 +77,8 @@ void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1]);
 
 static inline const char *rec_sysctl_dir(const struct rec_sysctl *sc)
 {
-	return sc->route ? "route" : sc->core ? "net.core" : "net.ipv4";
+	return sc->module ? sc->module : sc->route ? "route" :
+	       sc->core ? "net.core" : "net.ipv4";
 }
 
 static inline long long rec_sysctl_value(uint64_t a)

@@ -124,6 +124,50 @@ static int rec_control(const char *cmd, const char *msg)
 }
 
 /*
+ * The congestion-control module parameters deter.ko logs (enum
+ * deter_sysctl from DETER_SYSCTL_CUBIC_FAST_CONVERGENCE on), as last
+ * handed to it.
+ */
+struct rec_params {
+	long long v[DETER_PARAMS];
+	unsigned char have[DETER_PARAMS];
+};
+
+/*
+ * Read the parameters from sysfs and hand deter.ko those that changed
+ * since @rp (all, the first time). A module not loaded has none yet:
+ * skipped until it is. Return: 0, or -1 (said) if deter.ko refused one.
+ */
+static int rec_params_push(struct rec_params *rp)
+{
+	char path[128], msg[64];
+	unsigned int i;
+	long long v;
+	FILE *f;
+	int ok;
+
+	for (i = 0; i < DETER_PARAMS; i++) {
+		const struct rec_sysctl *sc = &rec_sysctls[DETER_PARAM_FIRST + i];
+
+		snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s",
+			 sc->module, sc->name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		ok = fscanf(f, "%lld", &v) == 1;
+		fclose(f);
+		if (!ok || (rp->have[i] && rp->v[i] == v))
+			continue;
+		snprintf(msg, sizeof(msg), "param %u %lld", DETER_PARAM_FIRST + i, v);
+		if (rec_control("record", msg))
+			return -1;
+		rp->v[i] = v;
+		rp->have[i] = 1;
+	}
+	return 0;
+}
+
+/*
  * Unblock the stop signals again; ones that arrived after the first are
  * consumed first, as they were ignored while recording wound down.
  */
@@ -218,6 +262,8 @@ int rec_cmd_record(int argc, char **argv)
 	struct rec_table *table = NULL;
 	struct rec_trace *trace = NULL;
 	struct timespec tick = { 0, 100 * 1000 * 1000 }, start, now;
+	struct rec_params params = { 0 };
+	time_t params_at;
 	sigset_t stop, old;
 	unsigned long long lost;
 	int c, ret = 1, len, blocked = 0;
@@ -289,6 +335,9 @@ int rec_cmd_record(int argc, char **argv)
 		rec_fail("record", "%s", err ? err : "cannot open tracefs");
 		goto out;
 	}
+	/* Before arming: a connection's first events log them. */
+	if (rec_params_push(&params))
+		goto out;
 	len = snprintf(ctl, sizeof(ctl), "record %llu", th_us * 1000);
 	for (i = 0; i < nports; i++)
 		len += snprintf(ctl + len, sizeof(ctl) - len, " %u", ports[i]);
@@ -303,6 +352,7 @@ int rec_cmd_record(int argc, char **argv)
 	fprintf(stderr, "deter: recording into %s (threshold %llu us%s); stop with Ctrl-C\n",
 		dir, th_us, nports ? ", selected ports" : "");
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	params_at = start.tv_sec;
 
 	while (sigtimedwait(&stop, NULL, &tick) < 0) {
 		if (rec_trace_poll(trace, table, &err)) {
@@ -311,6 +361,12 @@ int rec_cmd_record(int argc, char **argv)
 		}
 		rec_table_flush(table, 0, 0);
 		clock_gettime(CLOCK_MONOTONIC, &now);
+		/* Module parameters: once a second. */
+		if (now.tv_sec != params_at) {
+			params_at = now.tv_sec;
+			if (rec_params_push(&params))
+				break;
+		}
 		if (duration && (unsigned long long)(now.tv_sec - start.tv_sec) >= duration)
 			break;
 	}

@@ -15,7 +15,8 @@
  * recorded connection's negotiated options as sysctls (tcp_timestamps,
  * tcp_sack, tcp_window_scaling, tcp_ecn), so the handshake negotiates the
  * same, and the host its logged net.core.rmem_max (which sets the window
- * scale offered; global, restored when the testbed goes). The veth
+ * scale offered) and congestion-control module parameters (global,
+ * restored when the testbed goes). The veth
  * queues are 10000 packets long so that the link never drops (drops are
  * the corrector's to reproduce). Every incoming TCP packet goes to that
  * host's NFQUEUE (no bypass: with no corrector bound it is dropped, never
@@ -197,11 +198,44 @@ static int replay_net_run(const char *ns, char *const argv[], const char *input,
 #define REPLAY_RUN(ns, err, ...) \
 	replay_net_run(ns, (char *const[]){ __VA_ARGS__, NULL }, NULL, err)
 
+/* The module parameters' defaults, which deter.ko does not log. */
+static const long long param_def[DETER_PARAMS] = DETER_PARAM_DEFAULTS;
+
+/* Is congestion control @cc (or its fallback, dctcp-reno) module @mod's? */
+static int replay_net_cc_is(const char *cc, const char *mod)
+{
+	size_t n = strlen(mod) - strlen("tcp_");
+
+	return !strncmp(cc, mod + strlen("tcp_"), n) && (cc[n] == '\0' || cc[n] == '-');
+}
+
+/* Did @log's end use congestion control module @mod (tcp_NAME) at all? */
+static int replay_net_uses(const struct rec_log *log, const char *mod)
+{
+	char cc[DETER_CC_BYTES + 1];
+	size_t k;
+
+	if (replay_net_cc_is(log->hdr.cc, mod))
+		return 1;
+	for (k = 0; k < log->nevs; k++) {
+		const struct rec_ev *e = &log->evs[k];
+
+		if (e->type != DETER_EV_CONFIG || e->sub != DETER_CFG_CC)
+			continue;
+		rec_cc_name(e->a, cc);
+		if (replay_net_cc_is(cc, mod))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The namespace's TCP sysctls the log recorded (those not at a new
  * namespace's value, and tcp_rmem, tcp_wmem), into h->sysctl. A vector's
- * elements come one per event: joined, once all are there. The host's
- * rmem_max into h->rmem_max (-1: not logged).
+ * elements come one per event: joined, once all are there. Host-wide
+ * settings into h->global: rmem_max if logged; for each congestion
+ * control the end used, its module's parameters, as logged or (deter.ko
+ * logs only those that differ) at their defaults.
  */
 static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_log *log)
 {
@@ -220,7 +254,14 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 		val[id] = rec_sysctl_value(e->a);
 		have[id] = 1;
 	}
-	h->rmem_max = have[DETER_SYSCTL_CORE_RMEM_MAX] ? val[DETER_SYSCTL_CORE_RMEM_MAX] : -1;
+	h->global[DETER_SYSCTL_CORE_RMEM_MAX] = val[DETER_SYSCTL_CORE_RMEM_MAX];
+	h->want[DETER_SYSCTL_CORE_RMEM_MAX] = have[DETER_SYSCTL_CORE_RMEM_MAX];
+	for (id = DETER_PARAM_FIRST; id < DETER_SYSCTL_MAX; id++) {
+		if (!replay_net_uses(log, rec_sysctls[id].module))
+			continue;
+		h->global[id] = have[id] ? val[id] : param_def[id - DETER_PARAM_FIRST];
+		h->want[id] = 1;
+	}
 	h->nsysctl = 0;
 	h->route[0] = '\0';
 	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
@@ -233,7 +274,7 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 				 val[id], id == DETER_SYSCTL_ROUTE_RTO_MIN ? "ms" : "");
 			continue;
 		}
-		if (!have[id] || sc->elem > 0 || sc->core)
+		if (!have[id] || sc->elem > 0 || sc->core || sc->module)
 			continue;
 		if (sc->elem < 0)
 			snprintf(h->sysctl[h->nsysctl++], sizeof(h->sysctl[0]),
@@ -298,84 +339,126 @@ static int replay_net_host(struct replay_host *h, char **err)
 			  "gro", h->offload & DETER_OFFLOAD_GRO ? "on" : "off");
 }
 
-#define REPLAY_NET_RMEM_MAX "/proc/sys/net/core/rmem_max"
-#define REPLAY_NET_RMEM_LOCK "/run/deter-replay-rmem_max.lock"
+#define REPLAY_NET_HOST_LOCK "/run/deter-replay-host.lock"
 
-static int replay_net_rmem_max_rw(long long *val, int write, char **err)
+/* Where host-wide setting @id (enum deter_sysctl) is. */
+static void replay_net_global_path(char *path, size_t len, unsigned int id)
 {
-	FILE *f = fopen(REPLAY_NET_RMEM_MAX, write ? "w" : "r");
+	const struct rec_sysctl *sc = &rec_sysctls[id];
+
+	if (sc->module)
+		snprintf(path, len, "/sys/module/%s/parameters/%s", sc->module, sc->name);
+	else
+		snprintf(path, len, "/proc/sys/net/core/%s", sc->name);
+}
+
+/* Read or write host-wide setting @id. */
+static int replay_net_global_rw(unsigned int id, long long *val, int write, char **err)
+{
+	const struct rec_sysctl *sc = &rec_sysctls[id];
+	char path[128];
+	FILE *f;
 	int ok;
 
+	replay_net_global_path(path, sizeof(path), id);
+	f = fopen(path, write ? "w" : "r");
+	if (!f && write && sc->module && errno == EACCES)
+		return rec_err(err, "%s: %s (set at boot: %s.%s=%lld)",
+			       path, strerror(errno), sc->module, sc->name, *val);
 	if (!f)
-		return rec_err(err, "%s: %s", REPLAY_NET_RMEM_MAX, strerror(errno));
+		return rec_err(err, "%s: %s", path, strerror(errno));
 	ok = write ? fprintf(f, "%lld\n", *val) > 0 : fscanf(f, "%lld", val) == 1;
 	if (fclose(f) || !ok)
-		return rec_err(err, "%s: cannot %s it", REPLAY_NET_RMEM_MAX,
-			       write ? "write" : "read");
+		return rec_err(err, "%s: cannot %s %lld: %s", path, write ? "write" : "read",
+			       *val, strerror(errno));
 	return 0;
 }
 
-/*
- * net.core.rmem_max, which sets the window scale TCP offers, is the
- * host's: one value for both replayed ends, which share this kernel. Set
- * to the logged one (logs before it was logged: left as it is) until
- * replay_net_restore_host(), under an exclusive flock() on
- * REPLAY_NET_RMEM_LOCK: a replay side by side that needs another value
- * is refused, never given the first one's. (One that finds the value it
- * needs changes nothing; if the changer puts the host's back before its
- * handshake, the handshake check says so.)
- */
-static int replay_net_rmem_max(struct replay_net *net, char **err)
+/* Open and flock() REPLAY_NET_HOST_LOCK into net->lock; -1 if either fails. */
+static int replay_net_host_lock(struct replay_net *net)
 {
-	long long v[2] = { net->host[0].rmem_max, net->host[1].rmem_max }, cur;
-	int fd;
+	net->lock = open(REPLAY_NET_HOST_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	return net->lock < 0 || flock(net->lock, LOCK_EX | LOCK_NB) ? -1 : 0;
+}
 
-	if (v[0] >= 0 && v[1] >= 0 && v[0] != v[1])
-		return rec_err(err, "net.core.rmem_max differs: %lld (active end), %lld (passive)",
-			       v[0], v[1]);
-	if (v[0] < 0)
-		v[0] = v[1];
-	if (v[0] < 0)
-		return 0;
-	if (replay_net_rmem_max_rw(&cur, 0, err))
-		return -1;
-	if (cur == v[0])
-		return 0;
-	fd = open(REPLAY_NET_RMEM_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return rec_err(err, "%s: %s", REPLAY_NET_RMEM_LOCK, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		close(fd);
-		return rec_err(err, "net.core.rmem_max %lld, logs want %lld: a replay holds %s",
-			       cur, v[0], REPLAY_NET_RMEM_LOCK);
+/*
+ * Settings that are the host's, not a namespace's: net.core.rmem_max,
+ * which sets the window scale TCP offers, and the congestion controls'
+ * module parameters. One value for both replayed ends, which share this
+ * kernel: two ends that need different ones are refused. Each is set to
+ * the value the logs want until replay_net_restore_host(), under an
+ * exclusive flock() on REPLAY_NET_HOST_LOCK: a replay side by side that
+ * needs another value is refused, never given the first one's. (One that
+ * finds the values it needs changes nothing; if the changer puts the
+ * host's back before its handshake, the replay's checks say so.)
+ */
+static int replay_net_globals(struct replay_net *net, char **err)
+{
+	const struct replay_host *a = &net->host[0], *b = &net->host[1];
+	const struct rec_sysctl *sc;
+	long long want, cur;
+	unsigned int id;
+
+	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
+		if (!a->want[id] && !b->want[id])
+			continue;
+		sc = &rec_sysctls[id];
+		if (a->want[id] && b->want[id] && a->global[id] != b->global[id])
+			return rec_err(err,
+				       "%s.%s: active end %lld, passive %lld; one kernel replays both",
+				       rec_sysctl_dir(sc), sc->name, a->global[id], b->global[id]);
+		want = a->want[id] ? a->global[id] : b->global[id];
+		if (sc->module) {
+			char path[128];
+
+			/* Not loaded: setting TCP_CONGESTION loads it, at its defaults. */
+			replay_net_global_path(path, sizeof(path), id);
+			if (access(path, F_OK) && want == param_def[id - DETER_PARAM_FIRST])
+				continue;
+		}
+		if (replay_net_global_rw(id, &cur, 0, err))
+			return -1;
+		if (cur == want)
+			continue;
+		if (net->lock < 0 && replay_net_host_lock(net)) {
+			if (net->lock < 0)
+				return rec_err(err, "%s: %s", REPLAY_NET_HOST_LOCK,
+					       strerror(errno));
+			close(net->lock);
+			net->lock = -1;
+			return rec_err(err, "%s.%s is %lld, the logs want %lld: a replay holds %s",
+				       rec_sysctl_dir(sc), sc->name, cur, want,
+				       REPLAY_NET_HOST_LOCK);
+		}
+		if (replay_net_global_rw(id, &want, 1, err))
+			return -1;
+		net->set[net->nset].id = id;
+		net->set[net->nset++].saved = cur;
 	}
-	if (replay_net_rmem_max_rw(&v[0], 1, err)) {
-		close(fd);
-		return -1;
-	}
-	net->rmem_max_saved = cur;
-	net->rmem_max_lock = fd;
-	net->rmem_max_set = 1;
 	return 0;
 }
 
 /**
- * replay_net_restore_host() - put back the host-wide sysctls
- *	replay_net_create() changed (net.core.rmem_max)
+ * replay_net_restore_host() - put back the host-wide settings
+ *	replay_net_create() changed (net.core.rmem_max, module parameters)
  * @net: as replay_net_create() left it
- * @err: set on failure
+ * @err: set on failure (the first one; the others are still put back)
  *
  * Return: 0, or -1 with *err set.
  */
 int replay_net_restore_host(struct replay_net *net, char **err)
 {
-	int r;
+	int r = 0;
 
-	if (!net->rmem_max_set)
-		return 0;
-	net->rmem_max_set = 0;
-	r = replay_net_rmem_max_rw(&net->rmem_max_saved, 1, err);
-	close(net->rmem_max_lock);	/* and its lock */
+	while (net->nset > 0) {
+		struct replay_global *g = &net->set[--net->nset];
+
+		if (replay_net_global_rw(g->id, &g->saved, 1, r ? NULL : err))
+			r = -1;
+	}
+	if (net->lock >= 0)
+		close(net->lock);	/* and its lock */
+	net->lock = -1;
 	return r;
 }
 
@@ -400,7 +483,8 @@ static int replay_net_addr_ok(uint32_t a)
  * replay_net_create() - build the two-host testbed
  * @net: filled; destroy with replay_net_destroy() even on failure
  * @log: the logs of the active end [0] and the passive end [1]
- * @keep_host: leave host-wide sysctls (net.core.rmem_max) as they are
+ * @keep_host: leave host-wide settings (net.core.rmem_max, congestion
+ *	controls' module parameters) as they are
  * @err: set on failure
  *
  * Return: 0, or -1 with *err set.
@@ -413,6 +497,7 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 	int i;
 
 	memset(net, 0, sizeof(*net));
+	net->lock = -1;
 	for (i = 0; i < 2; i++) {
 		struct replay_host *h = &net->host[i];
 
@@ -431,7 +516,7 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 				       ip);
 		}
 	}
-	if (!keep_host && replay_net_rmem_max(net, err))
+	if (!keep_host && replay_net_globals(net, err))
 		return -1;
 	if (net->host[0].addr == net->host[1].addr) {
 		replay_net_ip(ip, sizeof(ip), net->host[0].addr);
@@ -459,7 +544,7 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 
 /**
  * replay_net_destroy() - delete the testbed's namespaces, and put back the
- *	rmem_max replay_net_create() changed
+ *	host-wide settings replay_net_create() changed
  * @net: as replay_net_create() left it
  * @err: set on failure (the first one; the other host is still deleted)
  *

@@ -31,15 +31,27 @@ struct replay_host {
 	/* Recorded sysctls (CONFIG SYSCTL), "net.ipv4.NAME=VALUE" each. */
 	char sysctl[DETER_SYSCTL_MAX][80];
 	int nsysctl;
-	long long rmem_max;	/* net.core.rmem_max logged, or -1 */
+	/*
+	 * Host-wide settings the end needs (enum deter_sysctl): its logged
+	 * net.core.rmem_max, and the module parameters of the congestion
+	 * controls it used.
+	 */
+	long long global[DETER_SYSCTL_MAX];
+	unsigned char want[DETER_SYSCTL_MAX];
 	char route[256];	/* the route's logged metrics, as ip route takes them */
+};
+
+/* A host-wide setting the testbed changed: which, and its value before. */
+struct replay_global {
+	unsigned int id;	/* enum deter_sysctl */
+	long long saved;
 };
 
 struct replay_net {
 	struct replay_host host[2];	/* [0] active end, [1] passive end */
-	int rmem_max_set;		/* 1: net.core.rmem_max changed, from */
-	long long rmem_max_saved;	/*   this value, */
-	int rmem_max_lock;		/*   under this flock()ed file */
+	struct replay_global set[1 + DETER_PARAMS];
+	int nset;			/* settings changed, */
+	int lock;			/* under this flock()ed file, or -1 */
 };
 
 /* A helper process whose output is watched (tcpdump, trace-cmd). */

@@ -301,6 +301,10 @@ static void test_sysctl(void)
 		UNIT_CHECK(rec_sysctls[id].name);
 	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_ROUTE_INITCWND]), "route"));
 	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_CORE_RMEM_MAX]), "net.core"));
+	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_CUBIC_BETA]), "tcp_cubic"));
+	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_DCTCP_SHIFT_G]), "tcp_dctcp"));
+	for (id = DETER_PARAM_FIRST; id < DETER_SYSCTL_MAX; id++)
+		UNIT_CHECK(rec_sysctls[id].module);
 }
 
 /*
