@@ -606,11 +606,6 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 	for (i = 0; i < plan->nthreads; i++) {
 		for (j = 0; j < plan->threads[i].ncalls; j++) {
 			c = &plan->threads[i].calls[j];
-			/* The linger time is in jiffies, whose HZ userspace cannot see. */
-			if (c->call == DETER_ABI_CALL_CLOSE && c->arg)
-				return rec_err(err,
-					       "event %u: close with SO_LINGER (%llu jiffies) cannot be replayed yet",
-					       c->seq, (unsigned long long)c->arg);
 			if (c->call == DETER_ABI_CALL_SHUTDOWN && (c->arg < 1 || c->arg > 3))
 				return rec_err(err, "event %u: shutdown how %llu is not 1-3",
 					       c->seq, (unsigned long long)c->arg);

@@ -10,7 +10,7 @@
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
  *   SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT]
  *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
- *                   [--linger2 S] [--thin-lto] [--max-pacing-rate BPS]
+ *                   [--linger2 S] [--linger S] [--thin-lto] [--max-pacing-rate BPS]
  *                   [--priority N] [--mark N] [--rcvtimeo-ms N] [--sndtimeo-ms N]
  *                   [--nonblock] [--poll-out] [--signal-us N]
  *
@@ -40,7 +40,12 @@
  * us once connected (an interval timer, a handler without SA_RESTART),
  * so that blocking calls end early, as in applications with timers or
  * profilers; calls that said EINTR are made again and counted, printed
- * as "eintr send N recv N".
+ * as "eintr send N recv N". With --sndtimeo-ms, a connect() that times
+ * out (EINPROGRESS: the handshake goes on) is counted too, and the
+ * client's calls follow (a send() waits for the connection). --linger
+ * sets SO_LINGER with S seconds; the bulk client then closes right
+ * after its last send() (no shutdown(), no wait for the server's close)
+ * and prints how long close() took as "close_ms N".
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -58,6 +63,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 struct wl_opts {
@@ -82,6 +88,7 @@ struct wl_opts {
 	unsigned int cc_at;		/* client RPC: request to change cc before */
 	char cc_at_name[16];		/* ... to this */
 	int syncnt, linger2;		/* TCP_SYNCNT, TCP_LINGER2; 0 = default */
+	int linger;			/* SO_LINGER seconds, -1 = off */
 	int thin_lto;			/* TCP_THIN_LINEAR_TIMEOUTS */
 	unsigned long long max_pacing;	/* SO_MAX_PACING_RATE, B/s; 0 = default */
 	int priority, mark;		/* SO_PRIORITY, SO_MARK; -1/0 = default */
@@ -156,6 +163,12 @@ static void wl_sockopts(int fd, const struct wl_opts *o)
 		wl_setint(fd, IPPROTO_TCP, TCP_SYNCNT, o->syncnt, "TCP_SYNCNT");
 	if (o->linger2)
 		wl_setint(fd, IPPROTO_TCP, TCP_LINGER2, o->linger2, "TCP_LINGER2");
+	if (o->linger >= 0) {
+		struct linger lg = { .l_onoff = 1, .l_linger = o->linger };
+
+		if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+			wl_die(1, "SO_LINGER %d s: %s", o->linger, strerror(errno));
+	}
 	if (o->thin_lto)
 		wl_setint(fd, IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, 1,
 			  "TCP_THIN_LINEAR_TIMEOUTS");
@@ -420,8 +433,11 @@ static int wl_client(const struct wl_opts *o)
 	if (fd < 0)
 		wl_die(1, "socket: %s", strerror(errno));
 	wl_sockopts(fd, o);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
-		wl_die(1, "connect %s:%d: %s", o->addr, o->port, strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+		if (errno != EINPROGRESS || !o->sndtimeo_ms)
+			wl_die(1, "connect %s:%d: %s", o->addr, o->port, strerror(errno));
+		wl_timeouts++;		/* the handshake goes on */
+	}
 	wl_keepalive(fd, o);
 	if (o->nonblock)
 		wl_set_nonblock(fd);
@@ -464,6 +480,18 @@ static int wl_client(const struct wl_opts *o)
 			chunk = left < o->io_size ? left : o->io_size;
 			wl_send_all(fd, buf, chunk);
 		}
+		if (o->linger >= 0) {
+			struct timespec t0, t1;
+
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			close(fd);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			printf("sent %llu\nclose_ms %lld\n", o->bytes,
+			       (long long)(t1.tv_sec - t0.tv_sec) * 1000 +
+			       (t1.tv_nsec - t0.tv_nsec) / 1000000);
+			free(buf);
+			return 0;
+		}
 		shutdown(fd, SHUT_WR);
 		/* Wait for the server's close: everything was delivered. */
 		for (;;) {
@@ -475,6 +503,8 @@ static int wl_client(const struct wl_opts *o)
 			break;
 		}
 		printf("sent %llu\n", o->bytes);
+		if (o->sndtimeo_ms)
+			printf("timeouts %llu\n", wl_timeouts);
 	}
 	wl_print_eagain();
 	wl_signals(0);
@@ -494,7 +524,8 @@ static void wl_usage(FILE *f)
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
 		"                    [--reset-opts]\n"
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
-		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--thin-lto]\n"
+		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--linger S]\n"
+		"                [--thin-lto]\n"
 		"                [--max-pacing-rate BPS] [--priority N] [--mark N]\n"
 		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs] [--nonblock]\n"
 		"                [--poll-out] [--signal-us N]\n");
@@ -522,6 +553,7 @@ int main(int argc, char **argv)
 		{ "cc-at", required_argument, NULL, 'G' },
 		{ "syncnt", required_argument, NULL, 'Y' },
 		{ "linger2", required_argument, NULL, 'I' },
+		{ "linger", required_argument, NULL, 'J' },
 		{ "thin-lto", no_argument, NULL, 'H' },
 		{ "max-pacing-rate", required_argument, NULL, 'M' },
 		{ "priority", required_argument, NULL, 'X' },
@@ -539,7 +571,7 @@ int main(int argc, char **argv)
 	};
 	struct wl_opts o = {
 		.addr = "0.0.0.0", .port = 5201, .bytes = 1 << 20, .io_size = 16384,
-		.tos = -1, .priority = -1,
+		.tos = -1, .priority = -1, .linger = -1,
 	};
 	unsigned int count;
 	size_t req, resp;
@@ -621,6 +653,9 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			o.linger2 = wl_num("--linger2", optarg);
+			break;
+		case 'J':
+			o.linger = wl_num("--linger", optarg);
 			break;
 		case 'H':
 			o.thin_lto = 1;
