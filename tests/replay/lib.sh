@@ -35,7 +35,8 @@ scenario_testbed() {
 }
 
 # tcpwl_pair 'SERVER ARGS' 'CLIENT ARGS': one tcpwl connection, A to
-# B:5201, to its end.
+# B:5201, to its end. A client that fails takes the server down with it
+# (it would wait for a connection that never ends).
 tcpwl_pair() {
 	local srv
 
@@ -44,7 +45,11 @@ tcpwl_pair() {
 	srv=$!
 	wait_listen "$B" 5201 || return 1
 	# shellcheck disable=SC2086
-	ip netns exec "$A" "$TCPWL" client -c "$B_IP" $2 > "$TB_TMP/client.out"
+	if ! ip netns exec "$A" "$TCPWL" client -c "$B_IP" $2 > "$TB_TMP/client.out"; then
+		kill "$srv" 2>/dev/null
+		wait $srv
+		return 1
+	fi
 	wait $srv
 }
 
