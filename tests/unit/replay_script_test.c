@@ -3,7 +3,9 @@
  * Unit tests for replay/replay_script.c and the status parser of
  * replay/replay_kmod.c: scripts carry every event and state, calls are
  * planned per thread with their returns and option changes, arrivals
- * expand GRO runs and carry CE marks, and status lines parse.
+ * expand GRO runs and carry CE marks, and status lines parse; and
+ * replay/replay_net.c refuses two ends that need different host-wide
+ * settings.
  */
 #include "replay_script.h"
 
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "replay_kmod.h"
+#include "replay_net.h"
 #include "unit.h"
 
 static struct rec_ev test_evs[] = {
@@ -296,6 +299,36 @@ static void test_refuse(void)
 	rmdir(dir);
 }
 
+/*
+ * Two ends that need different congestion-control module parameters
+ * cannot share the testbed's kernel: refused before anything is set or
+ * made (the first parameter differs, so no sysfs file is read).
+ */
+static void test_globals_differ(void)
+{
+	struct rec_ev ev[2] = {
+		{ .seq = 1, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SYSCTL,
+		  .a = (uint64_t)DETER_SYSCTL_CUBIC_FAST_CONVERGENCE << 32 | 0 },
+		{ .seq = 1, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SYSCTL,
+		  .a = (uint64_t)DETER_SYSCTL_CUBIC_FAST_CONVERGENCE << 32 | 1 },
+	};
+	struct rec_log a = { .hdr = { .saddr = 0x0a000101, .daddr = 0x0a000201, .cc = "cubic" },
+			     .evs = &ev[0], .nevs = 1 };
+	struct rec_log b = { .hdr = { .saddr = 0x0a000201, .daddr = 0x0a000101, .cc = "cubic" },
+			     .evs = &ev[1], .nevs = 1 };
+	const struct rec_log *logs[2] = { &a, &b };
+	struct replay_net net;
+	char *err = NULL;
+
+	UNIT_CHECK(replay_net_create(&net, logs, 0, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "tcp_cubic.fast_convergence: active end 0, passive 1;"));
+	UNIT_CHECK(err && strstr(err, "; one kernel replays both") && !strchr(err, '\n'));
+	UNIT_CHECK(net.nset == 0 && net.lock < 0 && !net.host[0].made);
+	free(err);
+	err = NULL;
+	UNIT_CHECK(replay_net_destroy(&net, &err) == 0);
+}
+
 int main(void)
 {
 	UNIT_RUN(test_script);
@@ -307,5 +340,6 @@ int main(void)
 	UNIT_RUN(test_arrivals_child);
 	UNIT_RUN(test_status_parse);
 	UNIT_RUN(test_refuse);
+	UNIT_RUN(test_globals_differ);
 	return unit_done();
 }
