@@ -266,7 +266,7 @@ int rec_cmd_record(int argc, char **argv)
 	time_t params_at;
 	sigset_t stop, old;
 	unsigned long long lost;
-	int c, ret = 1, len, blocked = 0;
+	int c, ret = 1, len, blocked = 0, failed = 0;
 	unsigned int i;
 
 	optind = 1;
@@ -357,6 +357,9 @@ int rec_cmd_record(int argc, char **argv)
 	while (sigtimedwait(&stop, NULL, &tick) < 0) {
 		if (rec_trace_poll(trace, table, &err)) {
 			rec_fail("record", "%s", err);
+			free(err);
+			err = NULL;
+			failed = 1;
 			break;
 		}
 		rec_table_flush(table, 0, 0);
@@ -364,8 +367,10 @@ int rec_cmd_record(int argc, char **argv)
 		/* Module parameters: once a second. */
 		if (now.tv_sec != params_at) {
 			params_at = now.tv_sec;
-			if (rec_params_push(&params))
+			if (rec_params_push(&params)) {
+				failed = 1;
 				break;
+			}
 		}
 		if (duration && (unsigned long long)(now.tv_sec - start.tv_sec) >= duration)
 			break;
@@ -384,7 +389,7 @@ int rec_cmd_record(int argc, char **argv)
 		written, written == 1 ? "" : "s", dir, incomplete,
 		unwritten ? ", some not written (said above)" : "",
 		rec_trace_events(trace), lost);
-	ret = lost || unwritten ? 1 : 0;
+	ret = lost || unwritten || failed ? 1 : 0;
 out:
 	if (blocked)
 		rec_unblock_stop(&stop, &old);

@@ -254,8 +254,10 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 		val[id] = rec_sysctl_value(e->a);
 		have[id] = 1;
 	}
-	h->global[DETER_SYSCTL_CORE_RMEM_MAX] = val[DETER_SYSCTL_CORE_RMEM_MAX];
-	h->want[DETER_SYSCTL_CORE_RMEM_MAX] = have[DETER_SYSCTL_CORE_RMEM_MAX];
+	if (have[DETER_SYSCTL_CORE_RMEM_MAX]) {
+		h->global[DETER_SYSCTL_CORE_RMEM_MAX] = val[DETER_SYSCTL_CORE_RMEM_MAX];
+		h->want[DETER_SYSCTL_CORE_RMEM_MAX] = 1;
+	}
 	for (id = DETER_PARAM_FIRST; id < DETER_SYSCTL_MAX; id++) {
 		if (!replay_net_uses(log, rec_sysctls[id].module))
 			continue;
@@ -368,9 +370,10 @@ static int replay_net_global_rw(unsigned int id, long long *val, int write, char
 	if (!f)
 		return rec_err(err, "%s: %s", path, strerror(errno));
 	ok = write ? fprintf(f, "%lld\n", *val) > 0 : fscanf(f, "%lld", val) == 1;
-	if (fclose(f) || !ok)
-		return rec_err(err, "%s: cannot %s %lld: %s", path, write ? "write" : "read",
-			       *val, strerror(errno));
+	if ((fclose(f) || !ok) && write)
+		return rec_err(err, "%s: cannot write %lld: %s", path, *val, strerror(errno));
+	if (!ok)
+		return rec_err(err, "%s: cannot read a number", path);
 	return 0;
 }
 
