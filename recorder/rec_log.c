@@ -302,6 +302,15 @@ const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX] = {
 #undef REC_PARAM
 };
 
+/* Where host-wide setting @sc is: a module parameter's or net.core's file. */
+void rec_sysctl_path(const struct rec_sysctl *sc, char *buf, size_t len)
+{
+	if (sc->module)
+		snprintf(buf, len, "/sys/module/%s/parameters/%s", sc->module, sc->name);
+	else
+		snprintf(buf, len, "/proc/sys/net/core/%s", sc->name);
+}
+
 /* Set *err (if err) to a malloc'd message; return -1. */
 int rec_err(char **err, const char *fmt, ...)
 {

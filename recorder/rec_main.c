@@ -149,8 +149,7 @@ static int rec_params_push(struct rec_params *rp)
 	for (i = 0; i < DETER_PARAMS; i++) {
 		const struct rec_sysctl *sc = &rec_sysctls[DETER_PARAM_FIRST + i];
 
-		snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s",
-			 sc->module, sc->name);
+		rec_sysctl_path(sc, path, sizeof(path));
 		f = fopen(path, "r");
 		if (!f)
 			continue;

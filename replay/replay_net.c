@@ -201,32 +201,21 @@ static int replay_net_run(const char *ns, char *const argv[], const char *input,
 /* The module parameters' defaults, which deter.ko does not log. */
 static const long long param_def[DETER_PARAMS] = DETER_PARAM_DEFAULTS;
 
-/* Is congestion control @cc (or its fallback, dctcp-reno) module @mod's? */
-static int replay_net_cc_is(const char *cc, const char *mod)
+/*
+ * Mark in @used the module parameters congestion control @cc (or its
+ * fallback, dctcp-reno) reads: those of module tcp_NAME.
+ */
+static void replay_net_cc_uses(const char *cc, int used[DETER_SYSCTL_MAX])
 {
-	size_t n = strlen(mod) - strlen("tcp_");
+	unsigned int id;
+	size_t n;
 
-	return !strncmp(cc, mod + strlen("tcp_"), n) && (cc[n] == '\0' || cc[n] == '-');
-}
-
-/* Did @log's end use congestion control module @mod (tcp_NAME) at all? */
-static int replay_net_uses(const struct rec_log *log, const char *mod)
-{
-	char cc[DETER_CC_BYTES + 1];
-	size_t k;
-
-	if (replay_net_cc_is(log->hdr.cc, mod))
-		return 1;
-	for (k = 0; k < log->nevs; k++) {
-		const struct rec_ev *e = &log->evs[k];
-
-		if (e->type != DETER_EV_CONFIG || e->sub != DETER_CFG_CC)
-			continue;
-		rec_cc_name(e->a, cc);
-		if (replay_net_cc_is(cc, mod))
-			return 1;
+	for (id = DETER_PARAM_FIRST; id < DETER_SYSCTL_MAX; id++) {
+		n = strlen(rec_sysctls[id].module) - strlen("tcp_");
+		if (!strncmp(cc, rec_sysctls[id].module + strlen("tcp_"), n) &&
+		    (cc[n] == '\0' || cc[n] == '-'))
+			used[id] = 1;
 	}
-	return 0;
 }
 
 /*
@@ -239,15 +228,22 @@ static int replay_net_uses(const struct rec_log *log, const char *mod)
  */
 static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_log *log)
 {
+	int have[DETER_SYSCTL_MAX] = { 0 }, used[DETER_SYSCTL_MAX] = { 0 };
+	char cc[DETER_CC_BYTES + 1];
 	long long val[DETER_SYSCTL_MAX];
-	int have[DETER_SYSCTL_MAX] = { 0 };
 	const struct rec_sysctl *sc;
 	unsigned int id;
 	size_t k;
 
+	/* Congestion controls: at ESTABLISHED, and any TCP_CONGESTION later. */
+	replay_net_cc_uses(log->hdr.cc, used);
 	for (k = 0; k < log->nevs; k++) {
 		const struct rec_ev *e = &log->evs[k];
 
+		if (e->type == DETER_EV_CONFIG && e->sub == DETER_CFG_CC) {
+			rec_cc_name(e->a, cc);
+			replay_net_cc_uses(cc, used);
+		}
 		if (e->type != DETER_EV_CONFIG || e->sub != DETER_CFG_SYSCTL)
 			continue;
 		id = e->a >> 32;
@@ -259,7 +255,7 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 		h->want[DETER_SYSCTL_CORE_RMEM_MAX] = 1;
 	}
 	for (id = DETER_PARAM_FIRST; id < DETER_SYSCTL_MAX; id++) {
-		if (!replay_net_uses(log, rec_sysctls[id].module))
+		if (!used[id])
 			continue;
 		h->global[id] = have[id] ? val[id] : param_def[id - DETER_PARAM_FIRST];
 		h->want[id] = 1;
@@ -343,17 +339,6 @@ static int replay_net_host(struct replay_host *h, char **err)
 
 #define REPLAY_NET_HOST_LOCK "/run/deter-replay-host.lock"
 
-/* Where host-wide setting @id (enum deter_sysctl) is. */
-static void replay_net_global_path(char *path, size_t len, unsigned int id)
-{
-	const struct rec_sysctl *sc = &rec_sysctls[id];
-
-	if (sc->module)
-		snprintf(path, len, "/sys/module/%s/parameters/%s", sc->module, sc->name);
-	else
-		snprintf(path, len, "/proc/sys/net/core/%s", sc->name);
-}
-
 /* Read or write host-wide setting @id. */
 static int replay_net_global_rw(unsigned int id, long long *val, int write, char **err)
 {
@@ -362,7 +347,7 @@ static int replay_net_global_rw(unsigned int id, long long *val, int write, char
 	FILE *f;
 	int ok;
 
-	replay_net_global_path(path, sizeof(path), id);
+	rec_sysctl_path(sc, path, sizeof(path));
 	f = fopen(path, write ? "w" : "r");
 	if (!f && write && sc->module && errno == EACCES)
 		return rec_err(err, "%s: %s (set at boot: %s.%s=%lld)",
@@ -415,7 +400,7 @@ static int replay_net_globals(struct replay_net *net, char **err)
 			char path[128];
 
 			/* Not loaded: setting TCP_CONGESTION loads it, at its defaults. */
-			replay_net_global_path(path, sizeof(path), id);
+			rec_sysctl_path(sc, path, sizeof(path));
 			if (access(path, F_OK) && want == param_def[id - DETER_PARAM_FIRST])
 				continue;
 		}

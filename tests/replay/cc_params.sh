@@ -23,6 +23,12 @@ cubic_restore() {
 }
 trap cubic_restore EXIT
 
+# cubic_restored I: after replay I, the host's values are back.
+cubic_restored() {
+	[ "$(cat $CUBIC/beta) $(cat $CUBIC/hystart)" = "$BETA_ORIG $HYSTART_ORIG" ]
+	log_test $? "cc_params: replay $1 put the host's beta and hystart back"
+}
+
 scenario_testbed off 100mbit || exit $ksft_fail
 switch_drop_nth "$A_IP" 100
 
@@ -60,10 +66,6 @@ if [ $rc -eq 0 ]; then
 	check_err $? "with the defaults, deter replay exited $rc and A's egress $([ -s "$TB_TMP/r/a.diff" ] || echo "did not ")differ: $(tail -2 "$TB_TMP/replay.out")"
 	log_test $CHECK_RC "cc_params: with the host's parameters kept, the replay diverges ($(tail -1 "$TB_TMP/replay.out" | cut -c1-120))"
 
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay cc_params "$i"
-		[ "$(cat $CUBIC/beta) $(cat $CUBIC/hystart)" = "$BETA_ORIG $HYSTART_ORIG" ]
-		log_test $? "cc_params: replay $i put the host's beta and hystart back"
-	done
+	scenario_replays cc_params cubic_restored
 fi
 exit $RET

@@ -31,8 +31,6 @@ if scenario_record jumbo; then
 	grep -q ", mss 8948, " "$TB_TMP/show-a.txt"
 	check_err $? "A's log has $(grep -o 'mss [0-9]*' "$TB_TMP/show-a.txt" | head -1), not mss 8948"
 	log_test $CHECK_RC "jumbo: A's log has the route's MTU and the MSS tcpdump saw"
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay jumbo "$i"
-	done
+	scenario_replays jumbo
 fi
 exit $RET

@@ -253,14 +253,21 @@ replay_refused() {
 	log_test $CHECK_RC "$1: deter replay refuses it with a one-line error naming the event"
 }
 
+# scenario_replays NAME [AFTER ARGS...]: scenario_replay REPLAYS times;
+# after each, the command AFTER ARGS I if given.
+scenario_replays() {
+	local i
+
+	for i in $(seq "$REPLAYS"); do
+		scenario_replay "$1" "$i"
+		[ $# -lt 2 ] || "${@:2}" "$i"
+	done
+}
+
 # scenario_run NAME [CHECK ARGS...]: record, check the logs with the
 # command CHECK ARGS if given, then replay REPLAYS times.
 scenario_run() {
-	local i
-
 	scenario_record "$1" || return
 	[ $# -lt 2 ] || "${@:2}"
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay "$1" "$i"
-	done
+	scenario_replays "$1"
 }

@@ -67,8 +67,6 @@ if scenario_record mem_pressure; then
 	[ "$(sysctl -n net.ipv4.tcp_mem)" = "$MEM_ORIG" ]
 	check_err $? "tcp_mem not restored"
 	log_test $CHECK_RC "mem_pressure: both ends logged the pressure the kernel counted ($p entries, $n logged)"
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay mem_pressure "$i"
-	done
+	scenario_replays mem_pressure
 fi
 exit $RET

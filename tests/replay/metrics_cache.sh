@@ -55,8 +55,6 @@ if scenario_record metrics_cache; then
 	cache_logged "$ID" a
 	cache_logged "$(log_id "$B_IP:5201" "$A_IP:[0-9]*")" b
 	log_test $CHECK_RC "metrics_cache: both logs carry what their host's cache gave"
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay metrics_cache "$i"
-	done
+	scenario_replays metrics_cache
 fi
 exit $RET

@@ -24,8 +24,6 @@ if scenario_record nonblock_pollout; then
 	grep -q ": send buffer marked full now 1$" "$TB_TMP/show-a.txt"
 	check_err $? "A's log has no send buffer marked full"
 	log_test $CHECK_RC "nonblock_pollout: A's log has tcp_check_space()'s marks"
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay nonblock_pollout "$i"
-	done
+	scenario_replays nonblock_pollout
 fi
 exit $RET

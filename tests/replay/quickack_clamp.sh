@@ -40,8 +40,6 @@ if scenario_record quickack_clamp; then
 	grep -q "call       setsockopt TCP_WINDOW_CLAMP = 12000 " "$TB_TMP/show-b.txt"
 	check_err $? "B's log lacks TCP_WINDOW_CLAMP = 12000"
 	log_test $CHECK_RC "quickack_clamp: B's log has the setsockopt() calls strace saw"
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay quickack_clamp "$i"
-	done
+	scenario_replays quickack_clamp
 fi
 exit $RET

@@ -21,6 +21,12 @@ rmem_restore() {
 }
 trap rmem_restore EXIT
 
+# rmem_restored I: after replay I, the host's rmem_max is back.
+rmem_restored() {
+	[ "$(sysctl -n net.core.rmem_max)" = "$RMEM_ORIG" ]
+	log_test $? "rmem_max: replay $1 put the host's rmem_max back ($RMEM_ORIG)"
+}
+
 scenario_testbed off || exit $ksft_fail
 
 workload() {
@@ -58,10 +64,6 @@ if scenario_record rmem_max; then
 	check_err $? "deter replay did not name the handshake: $(tail -3 "$TB_TMP/replay.out")"
 	log_test $CHECK_RC "rmem_max: with the host's rmem_max kept, deter replay reports the handshake's other window scales"
 
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay rmem_max "$i"
-		[ "$(sysctl -n net.core.rmem_max)" = "$RMEM_ORIG" ]
-		log_test $? "rmem_max: replay $i put the host's rmem_max back ($RMEM_ORIG)"
-	done
+	scenario_replays rmem_max rmem_restored
 fi
 exit $RET

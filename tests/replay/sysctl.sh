@@ -46,8 +46,6 @@ if scenario_record sysctl; then
 	! grep -q "sysctl net.ipv4.tcp_sack " "$TB_TMP/show-$ID.txt"
 	check_err $? "log $ID has tcp_sack, which is at its default"
 	log_test $CHECK_RC "sysctl: both logs carry their host's non-default sysctls"
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay sysctl "$i"
-	done
+	scenario_replays sysctl
 fi
 exit $RET

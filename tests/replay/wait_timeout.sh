@@ -35,8 +35,6 @@ if scenario_record wait_timeout; then
 	[ "${want:-0}" -gt 0 ] && [ "$waits" = "$want" ] && [ "$eagain" = "$want" ]
 	check_err $? "tcpwl counted ${want:-?} timeouts; A's log has $waits timed-out waits and $eagain recv() = EAGAIN"
 	log_test $CHECK_RC "wait_timeout: A's log has each of the ${want:-?} timeouts tcpwl saw"
-	for i in $(seq "$REPLAYS"); do
-		scenario_replay wait_timeout "$i"
-	done
+	scenario_replays wait_timeout
 fi
 exit $RET
