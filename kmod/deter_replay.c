@@ -584,7 +584,9 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 	*run = true;
 	if (!rpl)
 		return false;
-	if (rpl->driver == current && site != DETER_SITE_LOCK_BACKLOG)
+	/* Not a softirq that runs on the driver's way out of a BH section. */
+	if (rpl->driver == current && in_task() &&
+	    site != DETER_SITE_LOCK_BACKLOG)
 		return true;
 	who = deter_rpl_site_lock[site];
 	if (site != DETER_SITE_LOCK_APP && site != DETER_SITE_LOCK_BACKLOG) {
