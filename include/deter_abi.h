@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 9,
+	DETER_ABI_VERSION = 10,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
@@ -31,6 +31,10 @@ enum {
 	 * before it: a segment, a lock, anything else. 9 lets a body be
 	 * several chunks, each in a zstd frame of its own, encoded as 8
 	 * encodes a body with the context going on from chunk to chunk.
+	 * 10 is encoded as 9, and logs a handler deferred to the owner
+	 * where the owner ran it, in tcp_release_cb(); older logs have it
+	 * where its timer or tasklet found the socket owned, which the
+	 * replay cannot place (it refuses those).
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };
@@ -96,10 +100,13 @@ enum deter_lock {
 };
 
 /*
- * a of a LOCK event other than BACKLOG: DEFERRED, the socket was owned,
- * so its handler was deferred to the owner; NOT_DUE (write and
- * delayed-ACK timers, not deferred), the handler found its timer re-armed
- * to a later time and only armed it again.
+ * a of a LOCK event other than BACKLOG: DEFERRED, the owner ran the
+ * handler in tcp_release_cb(), because its timer or tasklet (TSQ, write
+ * or delayed-ACK timer; the SACK compression hrtimer defers to the
+ * delayed-ACK timer's handler) had found the socket owned; logged where
+ * the owner ran it (format 10; before, where it was deferred). NOT_DUE
+ * (write and delayed-ACK timers, not deferred), the handler found its
+ * timer re-armed to a later time and only armed it again.
  */
 #define DETER_LOCK_F_DEFERRED	0x1
 #define DETER_LOCK_F_NOT_DUE	0x2

@@ -1034,6 +1034,44 @@ static bool deter_rec_not_due(const struct sock *sk, enum deter_site site)
 	return false;
 }
 
+/*
+ * The handlers tcp_release_cb() runs for the owner, in its order, by the
+ * sk_tsq_flags bit their timer or tasklet set (the SACK compression
+ * hrtimer sets the delayed-ACK timer's). MTU_REDUCED comes from an ICMP
+ * error, logged as such; ACK_DEFERRED the owner sets itself.
+ */
+static const struct {
+	u8 bit;
+	u8 lock;
+} deter_rec_deferred[] = {
+	{ TCP_TSQ_DEFERRED, DETER_LOCK_TSQ },
+	{ TCP_WRITE_TIMER_DEFERRED, DETER_LOCK_WRITE_TIMER },
+	{ TCP_DELACK_TIMER_DEFERRED, DETER_LOCK_DELACK_TIMER },
+};
+
+/*
+ * The owner is about to run the handlers deferred to it (tcp_release_cb(),
+ * spinlock held: no bit can be set until it has taken them). Each is
+ * logged here, where it runs: when its timer fired decides only which of
+ * the owner's calls to tcp_release_cb() found it, which this places.
+ */
+static void deter_rec_sk_deferred(struct deter_sock *ds, struct sock *sk)
+{
+	unsigned long flags = READ_ONCE(sk->sk_tsq_flags);
+	bool first = true;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(deter_rec_deferred); i++) {
+		if (!(flags & BIT(deter_rec_deferred[i].bit)))
+			continue;
+		if (first)
+			deter_rec_jiffies(ds);
+		first = false;
+		deter_rec_emit(ds, DETER_EV_LOCK, deter_rec_deferred[i].lock,
+			       DETER_LOCK_F_DEFERRED, 0, 0);
+	}
+}
+
 void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 {
 	struct deter_sock *ds = deter_rec_get(sk);
@@ -1046,24 +1084,31 @@ void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 	}
 	if (WARN_ON_ONCE(site >= DETER_SITE_MAX))
 		return;
+	if (site == DETER_SITE_LOCK_DEFERRED) {
+		deter_rec_sk_deferred(ds, sk);
+		return;
+	}
+	/*
+	 * A timer or tasklet that finds the socket owned only sets a bit
+	 * (the keepalive timer only re-arms): logged where the owner runs
+	 * the handler, deter_rec_sk_deferred().
+	 */
+	if (site != DETER_SITE_LOCK_APP && site != DETER_SITE_LOCK_BACKLOG &&
+	    sock_owned_by_user(sk))
+		return;
 	deter_rec_jiffies(ds);
 	if (site == DETER_SITE_LOCK_APP)
 		ds->bl_checks = 0;
 	/* A backlog batch is logged with the owner's check that took it. */
 	if (site == DETER_SITE_LOCK_BACKLOG)
 		a = ds->bl_checks;
-	else if (site != DETER_SITE_LOCK_APP && sock_owned_by_user(sk))
-		a = DETER_LOCK_F_DEFERRED;
 	else
 		a = deter_rec_not_due(sk, site) ? DETER_LOCK_F_NOT_DUE : 0;
 	seq = deter_rec_emit(ds, DETER_EV_LOCK, deter_rec_lock_abi[site],
 			     a, 0, 0);
 	if (site == DETER_SITE_LOCK_APP)
 		deter_rec_config(ds, sk);
-	/* A deferred handler's: the owner is changing the state. */
-	if (site == DETER_SITE_LOCK_APP || site == DETER_SITE_LOCK_BACKLOG ||
-	    !(a & DETER_LOCK_F_DEFERRED))
-		deter_rec_checkpoint(ds, sk, seq);
+	deter_rec_checkpoint(ds, sk, seq);
 }
 
 /*

@@ -111,7 +111,6 @@ struct deter_rpl {
 	unsigned long jiffies;		/* jiffies TCP reads */
 	u32 jif;			/* JIFFIES events before it applied */
 	bool ipid_given;
-	bool after_batch;		/* the owner just took a backlog batch */
 	char msg[192];
 
 	struct sk_buff_head held;	/* segments not yet due */
@@ -470,8 +469,8 @@ static void deter_rpl_ctx_next(struct deter_rpl *rpl)
 {
 	const struct deter_replay_ev *taken = &rpl->ev[rpl->ctx];
 
-	if (!deter_rpl_is_owned(taken) ||
-	    (taken->type == DETER_EV_LOCK && taken->sub == DETER_LOCK_BACKLOG))
+	/* A softirq's backlogged segment: the owner applies them. */
+	if (!deter_rpl_is_owned(taken) || taken->type == DETER_EV_LOCK)
 		deter_rpl_jiffies_to(rpl, rpl->ctx);
 	if (!deter_rpl_is_owned(taken))
 		rpl->ctx_seq = taken->seq;
@@ -554,22 +553,62 @@ static void deter_rpl_set_cpu(struct deter_rpl *rpl)
  * turn's jiffies were applied: the context before may have re-armed the
  * timer while the handler caller waited for it. Both deadlines and
  * their checks are on the jiffies TCP reads (deter_jiffies(), patch
- * 0005), the logged ones here. A turn deferred to the owner is left
- * alone: its handler runs when the owner releases the socket, and
- * decides then, on replayed deadline and logged jiffies, as the
- * original did.
+ * 0005), the logged ones here. A handler deferred to the owner is not
+ * made due: it decides in tcp_release_cb(), on replayed deadline and
+ * logged jiffies, as the original did.
  */
-static void deter_rpl_timer_due(struct deter_rpl *rpl, enum deter_site site,
-				bool deferred)
+static void deter_rpl_timer_due(struct deter_rpl *rpl, enum deter_site site)
 {
 	struct inet_connection_sock *icsk = inet_csk(rpl->sk);
 
-	if (deferred)
-		return;
 	if (site == DETER_SITE_LOCK_WRITE_TIMER)
 		WRITE_ONCE(icsk->icsk_timeout, rpl->jiffies);
 	else if (site == DETER_SITE_LOCK_DELACK_TIMER)
 		WRITE_ONCE(icsk->icsk_ack.timeout, rpl->jiffies);
+}
+
+/* The sk_tsq_flags bit of a handler deferred to the owner, or -1. */
+static int deter_rpl_deferred_bit(u8 who)
+{
+	switch (who) {
+	case DETER_LOCK_TSQ:
+		return TCP_TSQ_DEFERRED;
+	case DETER_LOCK_WRITE_TIMER:
+		return TCP_WRITE_TIMER_DEFERRED;
+	case DETER_LOCK_DELACK_TIMER:
+		return TCP_DELACK_TIMER_DEFERRED;
+	}
+	return -1;
+}
+
+static bool deter_rpl_is_deferred(const struct deter_replay_ev *e)
+{
+	return e && e->type == DETER_EV_LOCK &&
+	       (e->a & DETER_LOCK_F_DEFERRED) &&
+	       deter_rpl_deferred_bit(e->sub) >= 0;
+}
+
+/*
+ * The owner is about to run the handlers deferred to it, in
+ * tcp_release_cb() (spinlock held). The log has each where the original
+ * ran it: set those it has next, as their timer or tasklet would have.
+ * The replay's own timers and tasklets defer nothing: they do not run
+ * (deter_replay_sk_lock()).
+ */
+static void deter_rpl_deferred(struct deter_rpl *rpl, struct sock *sk)
+{
+	const struct deter_replay_ev *e;
+	int bit;
+
+	spin_lock(&rpl->lock);
+	while (rpl->state == DETER_RPL_RUNNING &&
+	       deter_rpl_is_deferred(e = deter_rpl_at(rpl, rpl->ctx))) {
+		bit = deter_rpl_deferred_bit(e->sub);
+		deter_rpl_ctx_next(rpl);
+		if (!test_and_set_bit(bit, &sk->sk_tsq_flags))
+			sock_hold(sk);
+	}
+	spin_unlock(&rpl->lock);
 }
 
 /* ---- hooks ---------------------------------------------------------- */
@@ -588,6 +627,10 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 	if (rpl->driver == current && in_task() &&
 	    site != DETER_SITE_LOCK_BACKLOG)
 		return true;
+	if (site == DETER_SITE_LOCK_DEFERRED) {
+		deter_rpl_deferred(rpl, sk);
+		return true;
+	}
 	who = deter_rpl_site_lock[site];
 	if (site != DETER_SITE_LOCK_APP && site != DETER_SITE_LOCK_BACKLOG) {
 		deter_rpl_set_cpu(rpl);
@@ -603,7 +646,8 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 		deter_rpl_diverge(rpl, "event %u: backlog batch of check %llu taken at check %u",
 				  e->seq, e->a, rpl->ds->bl_checks);
 		deter_rpl_kick(rpl, 0);
-	} else if (e && e->type == DETER_EV_LOCK && e->sub == who) {
+	} else if (e && e->type == DETER_EV_LOCK && e->sub == who &&
+		   !deter_rpl_is_deferred(e)) {
 		u64 flags = e->a;
 
 		deter_rpl_ctx_next(rpl);
@@ -617,15 +661,10 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 			 */
 			*run = false;
 		} else {
-			deter_rpl_timer_due(rpl, site,
-					    flags & DETER_LOCK_F_DEFERRED);
+			deter_rpl_timer_due(rpl, site);
 		}
-		if (site == DETER_SITE_LOCK_APP) {
+		if (site == DETER_SITE_LOCK_APP)
 			rpl->ds->bl_checks = 0;
-			rpl->after_batch = false;
-		} else if (site == DETER_SITE_LOCK_BACKLOG) {
-			rpl->after_batch = true;
-		}
 	} else {
 		deter_rpl_describe(e, want, sizeof(want));
 		deter_rpl_diverge(rpl, "event %u: expected %s, found %s",
@@ -758,14 +797,12 @@ static bool deter_rpl_moved(struct deter_rpl *rpl, u32 ctx)
  * The owner of @sk is about to look at its backlog, at its next check.
  * If the log has a batch found at this check, backlog its segments now,
  * in the logged order, waiting for those still on their way (they were
- * sent before the owner got here in the original, so they come), and let
- * the handler caller run the deferred handlers logged before it. When
- * tcp_release_cb() follows (@flush: at release, between batches), also
- * let it run the deferred handlers logged next, so their flags are set.
- * Process context, owning @sk, not holding its spinlock.
+ * sent before the owner got here in the original, so they come). The
+ * handlers deferred to the owner are its own to set, in tcp_release_cb()
+ * (deter_rpl_deferred()). Process context, owning @sk, not holding its
+ * spinlock.
  */
-static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk,
-				  bool flush)
+static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk)
 {
 	const struct deter_replay_ev *e, *b;
 	struct sk_buff *skb;
@@ -791,12 +828,10 @@ static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk,
 			return;
 		}
 		due = b && b->a == rpl->ds->bl_checks;
-		if (e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_BACKLOG)
-			done = true;
-		else if (e->type == DETER_EV_RX)
+		if (e->type == DETER_EV_RX)
 			done = !due;
-		else
-			done = !due && !flush;
+		else	/* a batch, or a handler deferred to tcp_release_cb() */
+			done = true;
 		if (!done && e->type == DETER_EV_RX) {
 			skb = deter_rpl_held_find(rpl, e);
 			if (skb)
@@ -881,13 +916,7 @@ bool deter_replay_sk_backlog_check(struct sock *sk, bool release)
 	spin_lock_bh(&rpl->lock);
 	rpl->ds->bl_checks++;	/* softirq reads it in deter_rpl_batch_due() */
 	spin_unlock_bh(&rpl->lock);
-	/*
-	 * tcp_release_cb() may follow the check in release_sock() and the
-	 * one after each batch (at the end of __release_sock()), not those
-	 * in tcp_sendmsg_locked() and tcp_recvmsg_locked().
-	 */
-	deter_rpl_owner_check(rpl, sk, release || rpl->after_batch);
-	rpl->after_batch = false;
+	deter_rpl_owner_check(rpl, sk);
 	if (release) {
 		/* Its next turn may come right after this one. */
 		deter_rpl_app_wake(rpl, sk);
@@ -1772,20 +1801,15 @@ static void deter_rpl_work(struct work_struct *work)
 			wake_up_all(&rpl->wq);
 			return;
 		}
+		/* The owner's, in tcp_release_cb(): deter_rpl_deferred(). */
+		if (deter_rpl_is_deferred(e))
+			return;
 		if (owned != want_owned) {
 			mod_delayed_work(deter_rpl_wq, &rpl->work, 1);
 			return;
 		}
 		if (e->sub == DETER_LOCK_TSQ) {
-			if (!owned) {
-				deter_rpl_run_tsq(rpl, sk);
-				continue;
-			}
-			spin_lock_bh(&rpl->lock);
-			deter_rpl_ctx_next(rpl);
-			spin_unlock_bh(&rpl->lock);
-			if (!test_and_set_bit(TCP_TSQ_DEFERRED, &sk->sk_tsq_flags))
-				sock_hold(sk);
+			deter_rpl_run_tsq(rpl, sk);
 			continue;
 		}
 		deter_rpl_fire_timer(rpl, sk, e->sub);

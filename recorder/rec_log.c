@@ -49,7 +49,8 @@
  * its own; the context (previous event, clock ring, dictionary, ...) goes
  * on from one chunk to the next. deter record writes a chunk per 64 KiB
  * encoded (rec_log_writer_add()), so it holds no connection whole;
- * deter compact makes the body one chunk again.
+ * deter compact makes the body one chunk again. Format 10 is encoded
+ * as 9; only where a deferred handler's LOCK sits changed.
  *
  * The body (format 8) is RS_MAX streams, their lengths (varints) first:
  * the tags in one, run lengths and sequence gaps in another, each kind's
@@ -832,7 +833,7 @@ int rec_log_enc_chunk(struct rec_log_enc *enc, uint8_t **out, size_t *len,
 }
 
 /**
- * rec_log_encode_v() - rec_log_encode() in format @version, 6 to 9
+ * rec_log_encode_v() - rec_log_encode() in format @version, 6 to 10
  * @evs: events sorted by sequence number
  * @n: how many
  * @states: the values STATE events index
@@ -1322,7 +1323,7 @@ next_chunk:
 				d->rd[j].base + d->rd[j].off, d->rd[j].len - d->rd[j].off, j);
 			goto fail;
 		}
-	/* Format 9: the next chunk, its context that of the last event. */
+	/* Format 9 on: the next chunk, its context that of the last event. */
 	if (end < len) {
 		at = end;
 		if (rec_log_dec_init(d, buf + at, len - at, at, version, &end, err))

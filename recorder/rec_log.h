@@ -55,7 +55,7 @@ struct rec_log {
 	size_t nstates;
 	struct rec_log_stat stat[16][16];
 	uint32_t stat_index;	/* bytes of the body's stream lengths */
-	uint32_t nchunks;	/* chunks of the body (format 9; else 1) */
+	uint32_t nchunks;	/* chunks of the body (format 9 on; else 1) */
 };
 
 /* enum deter_sysctl as userspace sees it; a CONFIG SYSCTL is id << 32 | value. */

@@ -667,7 +667,7 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			      "lock       %s%s%s\n",
 		       rec_lock_names[e->sub],
 		       json ? (e->a & DETER_LOCK_F_DEFERRED ? "true" : "false") :
-			      (e->a & DETER_LOCK_F_DEFERRED ? " (deferred: socket owned)" : ""),
+			      (e->a & DETER_LOCK_F_DEFERRED ? " (deferred, the owner ran it)" : ""),
 		       json ? (e->a & DETER_LOCK_F_NOT_DUE ? "true" : "false") :
 			      (e->a & DETER_LOCK_F_NOT_DUE ? " (not due: re-armed)" : ""));
 		break;

@@ -88,6 +88,12 @@ static int replay_log_check(const char *path, const struct rec_log *log, char **
 
 	for (i = 0; i < log->nevs; i++) {
 		e = &log->evs[i];
+		if (log->hdr.version < 10 && e->type == DETER_EV_LOCK &&
+		    e->sub != DETER_LOCK_APP && e->sub != DETER_LOCK_BACKLOG &&
+		    (e->a & DETER_LOCK_F_DEFERRED))
+			return rec_err(err,
+				       "%s: event %u: log format %u has a handler deferred to the owner where it was deferred, not where the owner ran it; record it again to replay it",
+				       path, e->seq, log->hdr.version);
 		if (e->type == DETER_EV_NET && e->sub == DETER_NET_ICMP)
 			return rec_err(err,
 				       "%s: event %u: an ICMP error (type %llu code %llu) reached this end; replay does not deliver ICMP errors yet",

@@ -246,7 +246,7 @@ static void test_files(void)
 	fputc(DETER_ABI_VERSION + 1, f);
 	fclose(f);
 	UNIT_CHECK(!rec_log_read(path, &err));
-	UNIT_CHECK(err && strstr(err, ".dlog:8: log format version 10"));
+	UNIT_CHECK(err && strstr(err, ".dlog:8: log format version 11"));
 	free(err);
 	err = NULL;
 
@@ -781,7 +781,7 @@ static void test_chunks(void)
 	UNIT_CHECK(log && log1);
 	if (!log || !log1)
 		return;
-	UNIT_CHECK_EQ(log->hdr.version, 9);
+	UNIT_CHECK_EQ(log->hdr.version, DETER_ABI_VERSION);
 	UNIT_CHECK_EQ(log->nevs, total);
 	UNIT_CHECK_EQ(log1->nevs, total);
 	for (i = 0; i < total && i < log->nevs && i < log1->nevs; i++) {

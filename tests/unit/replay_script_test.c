@@ -277,6 +277,7 @@ static void test_refuse(void)
 	char dir[] = "/tmp/replay_script_test.XXXXXX", *path[2] = { NULL, NULL };
 	struct replay_pair pair;
 	char *err = NULL;
+	FILE *f;
 	int i;
 
 	UNIT_CHECK(mkdtemp(dir));
@@ -291,6 +292,27 @@ static void test_refuse(void)
 	UNIT_CHECK(replay_pair_load(path[0], path[1], &pair, &err) != 0);
 	UNIT_CHECK(err && strstr(err, ".dlog: event 1: the host's output path failed"));
 	UNIT_CHECK(err && strstr(err, "a segment (error -113); replay does not"));
+	free(err);
+	err = NULL;
+	unlink(path[0]);
+	free(path[0]);
+
+	/*
+	 * A handler deferred to the owner: format 10 has it where the owner
+	 * ran it, 9 (encoded the same) where it was deferred.
+	 */
+	ev = (struct rec_ev){ .seq = 1, .type = DETER_EV_LOCK, .sub = DETER_LOCK_TSQ,
+			      .a = DETER_LOCK_F_DEFERRED };
+	UNIT_CHECK(rec_log_write(dir, &h[0], &ev, 1, NULL, &path[0], &err) == 0);
+	UNIT_CHECK(replay_pair_load(path[0], path[1], &pair, &err) == 0);
+	replay_pair_free(&pair);
+	f = fopen(path[0], "r+");
+	UNIT_CHECK(f && !fseek(f, 8, SEEK_SET) && fputc(9, f) == 9);
+	if (f)
+		fclose(f);
+	UNIT_CHECK(replay_pair_load(path[0], path[1], &pair, &err) != 0);
+	UNIT_CHECK(err && strstr(err, ".dlog: event 1: log format 9 has a handler deferred"));
+	UNIT_CHECK(err && strstr(err, "; record it again to replay it") && !strchr(err, '\n'));
 	free(err);
 	for (i = 0; i < 2; i++) {
 		unlink(path[i]);
