@@ -96,6 +96,12 @@ enum deter_lock {
 	 * backlog in this ownership (from 1) found the batch.
 	 */
 	DETER_LOCK_BACKLOG,
+	/*
+	 * The owner lowers the path MTU as an ICMP fragmentation-needed
+	 * error that came while it owned the socket asked (always DEFERRED;
+	 * format 10).
+	 */
+	DETER_LOCK_MTU_REDUCED,
 	DETER_LOCK_MAX,
 };
 
@@ -111,15 +117,20 @@ enum deter_lock {
 #define DETER_LOCK_F_DEFERRED	0x1
 #define DETER_LOCK_F_NOT_DUE	0x2
 
+/* a of a NET ICMP event: the socket was owned (it took no lock turn). */
+#define DETER_ICMP_F_OWNED	0x10000
+
 /* What the network did, seen at the receiver from IP IDs and ECN. */
 enum deter_net {
 	DETER_NET_GAP,		/* IDs [a, a + b) missing: dropped or reordered */
 	DETER_NET_LATE,		/* ID a arrived after later ones: reordered */
 	DETER_NET_CE,		/* ID a arrived marked CE */
 	/*
-	 * An ICMP error reached the socket: a = type << 8 | code, b = its
-	 * info (the next-hop MTU of a fragmentation-needed error) << 32 |
-	 * the sequence number of the segment it quotes minus snd_una then.
+	 * An ICMP error reached the socket: a = type << 8 | code, with
+	 * DETER_ICMP_F_OWNED if a process owned the socket (format 10),
+	 * b = its info (the next-hop MTU of a fragmentation-needed error)
+	 * << 32 | the sequence number of the segment it quotes minus
+	 * snd_una then.
 	 */
 	DETER_NET_ICMP,
 	DETER_NET_MAX,

@@ -1036,9 +1036,9 @@ static bool deter_rec_not_due(const struct sock *sk, enum deter_site site)
 
 /*
  * The handlers tcp_release_cb() runs for the owner, in its order, by the
- * sk_tsq_flags bit their timer or tasklet set (the SACK compression
- * hrtimer sets the delayed-ACK timer's). MTU_REDUCED comes from an ICMP
- * error, logged as such; ACK_DEFERRED the owner sets itself.
+ * sk_tsq_flags bit their timer, tasklet or ICMP error set (the SACK
+ * compression hrtimer sets the delayed-ACK timer's). ACK_DEFERRED the
+ * owner sets itself.
  */
 static const struct {
 	u8 bit;
@@ -1047,6 +1047,7 @@ static const struct {
 	{ TCP_TSQ_DEFERRED, DETER_LOCK_TSQ },
 	{ TCP_WRITE_TIMER_DEFERRED, DETER_LOCK_WRITE_TIMER },
 	{ TCP_DELACK_TIMER_DEFERRED, DETER_LOCK_DELACK_TIMER },
+	{ TCP_MTU_REDUCED_DEFERRED, DETER_LOCK_MTU_REDUCED },
 };
 
 /*
@@ -1230,6 +1231,7 @@ void deter_rec_sk_icmp(struct sock *sk, const struct sk_buff *skb, u32 info)
 	th = (const struct tcphdr *)(skb->data + (iph->ihl << 2));
 	quoted = ntohl(th->seq) - tcp_sk(sk)->snd_una;
 	deter_rec_emit(ds, DETER_EV_NET, DETER_NET_ICMP,
+		       (sock_owned_by_user(sk) ? DETER_ICMP_F_OWNED : 0) |
 		       (u64)ih->type << 8 | ih->code, (u64)info << 32 | quoted,
 		       0);
 }

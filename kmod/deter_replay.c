@@ -28,6 +28,7 @@
 
 #include <linux/capability.h>
 #include <linux/debugfs.h>
+#include <linux/icmp.h>
 #include <linux/ip.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -202,6 +203,7 @@ static DECLARE_WAIT_QUEUE_HEAD(deter_rpl_users_wq);
 /* Which script a context is working for, to answer jiffies reads. */
 static DEFINE_PER_CPU(struct deter_rpl *, deter_rpl_cpu);
 static DEFINE_PER_CPU(struct sock *, deter_rpl_firing);
+static DEFINE_PER_CPU(struct sock *, deter_rpl_icmp);	/* being injected */
 static struct {
 	struct task_struct *task;
 	struct deter_rpl *rpl;
@@ -216,6 +218,7 @@ static const char *const deter_rpl_lock_names[DETER_LOCK_MAX] = {
 	[DETER_LOCK_COMP_ACK_TIMER] = "compressed-ACK timer",
 	[DETER_LOCK_TSQ] = "TSQ",
 	[DETER_LOCK_BACKLOG] = "backlog batch",
+	[DETER_LOCK_MTU_REDUCED] = "PMTU update",
 };
 
 static const u8 deter_rpl_site_lock[DETER_SITE_MAX] = {
@@ -340,9 +343,15 @@ static const struct deter_replay_ev *deter_rpl_at(const struct deter_rpl *rpl,
 	return i < rpl->hdr.nevents ? &rpl->ev[i] : NULL;
 }
 
+static bool deter_rpl_is_icmp(const struct deter_replay_ev *e)
+{
+	return e->type == DETER_EV_NET && e->sub == DETER_NET_ICMP;
+}
+
 static bool deter_rpl_is_ctx(const struct deter_replay_ev *e)
 {
-	return e->type == DETER_EV_LOCK || e->type == DETER_EV_RX;
+	return e->type == DETER_EV_LOCK || e->type == DETER_EV_RX ||
+	       deter_rpl_is_icmp(e);
 }
 
 /* An event that happened while a process owned the socket. */
@@ -350,6 +359,8 @@ static bool deter_rpl_is_owned(const struct deter_replay_ev *e)
 {
 	if (e->type == DETER_EV_RX)
 		return e->b & DETER_RX_OWNED;
+	if (deter_rpl_is_icmp(e))
+		return e->a & DETER_ICMP_F_OWNED;
 	return e->type == DETER_EV_LOCK && e->sub != DETER_LOCK_APP &&
 	       ((e->a & DETER_LOCK_F_DEFERRED) || e->sub == DETER_LOCK_BACKLOG);
 }
@@ -367,6 +378,9 @@ static void deter_rpl_describe(const struct deter_replay_ev *e, char *buf,
 		snprintf(buf, len, "a SYN segment");
 	else if (e->type == DETER_EV_RX)
 		snprintf(buf, len, "segment ipid %llu", e->a & 0xffff);
+	else if (deter_rpl_is_icmp(e))
+		snprintf(buf, len, "an ICMP error (type %llu code %llu)",
+			 e->a >> 8 & 0xff, e->a & 0xff);
 	else
 		snprintf(buf, len, "event type %u", e->type);
 }
@@ -577,6 +591,8 @@ static int deter_rpl_deferred_bit(u8 who)
 		return TCP_WRITE_TIMER_DEFERRED;
 	case DETER_LOCK_DELACK_TIMER:
 		return TCP_DELACK_TIMER_DEFERRED;
+	case DETER_LOCK_MTU_REDUCED:
+		return TCP_MTU_REDUCED_DEFERRED;
 	}
 	return -1;
 }
@@ -593,13 +609,17 @@ static bool deter_rpl_is_deferred(const struct deter_replay_ev *e)
  * tcp_release_cb() (spinlock held). The log has each where the original
  * ran it: set those it has next, as their timer or tasklet would have.
  * The replay's own timers and tasklets defer nothing: they do not run
- * (deter_replay_sk_lock()).
+ * (deter_replay_sk_lock()). An ICMP error the replay handed the owned
+ * socket did set its bit (deter_rpl_inject_icmp()): it is taken back
+ * until the log has the owner run it.
  */
 static void deter_rpl_deferred(struct deter_rpl *rpl, struct sock *sk)
 {
 	const struct deter_replay_ev *e;
 	int bit;
 
+	if (test_and_clear_bit(TCP_MTU_REDUCED_DEFERRED, &sk->sk_tsq_flags))
+		__sock_put(sk);
 	spin_lock(&rpl->lock);
 	while (rpl->state == DETER_RPL_RUNNING &&
 	       deter_rpl_is_deferred(e = deter_rpl_at(rpl, rpl->ctx))) {
@@ -799,10 +819,13 @@ static bool deter_rpl_moved(struct deter_rpl *rpl, u32 ctx)
  * in the logged order, waiting for those still on their way (they were
  * sent before the owner got here in the original, so they come). The
  * handlers deferred to the owner are its own to set, in tcp_release_cb()
- * (deter_rpl_deferred()). Process context, owning @sk, not holding its
- * spinlock.
+ * (deter_rpl_deferred()). An ICMP error that came while it owned the
+ * socket is the handler caller's to hand over: before a batch due here,
+ * and before the owner lets go (@release). Process context, owning @sk,
+ * not holding its spinlock.
  */
-static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk)
+static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk,
+				  bool release)
 {
 	const struct deter_replay_ev *e, *b;
 	struct sk_buff *skb;
@@ -830,6 +853,8 @@ static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk)
 		due = b && b->a == rpl->ds->bl_checks;
 		if (e->type == DETER_EV_RX)
 			done = !due;
+		else if (deter_rpl_is_icmp(e))
+			done = !due && !release;
 		else	/* a batch, or a handler deferred to tcp_release_cb() */
 			done = true;
 		if (!done && e->type == DETER_EV_RX) {
@@ -916,7 +941,7 @@ bool deter_replay_sk_backlog_check(struct sock *sk, bool release)
 	spin_lock_bh(&rpl->lock);
 	rpl->ds->bl_checks++;	/* softirq reads it in deter_rpl_batch_due() */
 	spin_unlock_bh(&rpl->lock);
-	deter_rpl_owner_check(rpl, sk);
+	deter_rpl_owner_check(rpl, sk, release);
 	if (release) {
 		/* Its next turn may come right after this one. */
 		deter_rpl_app_wake(rpl, sk);
@@ -1265,23 +1290,27 @@ static bool deter_rpl_signal(struct deter_rpl *rpl)
 }
 
 /**
- * deter_replay_sk_icmp() - an ICMP error reached a socket
- * @sk: the socket, its spinlock held
+ * deter_replay_sk_icmp() - an ICMP error reached a replayed socket
+ * @sk: the socket, its spinlock held (it may be owned)
  *
- * Replay does not deliver ICMP errors (deter replay refuses a log that
- * has one), so one reaching a replayed socket came from the replay host:
- * the replay can no longer follow the log.
+ * The handler caller hands the socket the errors its log has, at their
+ * turns (deter_rpl_inject_icmp()); any other diverges the replay.
  *
  * Return: whether @sk is replayed (recording then skips it).
  */
 bool deter_replay_sk_icmp(struct sock *sk)
 {
 	struct deter_rpl *rpl = deter_rpl_get(sk);
+	const struct deter_replay_ev *e;
 
 	if (!rpl)
 		return false;
 	spin_lock_bh(&rpl->lock);
-	deter_rpl_diverge(rpl, "an ICMP error the original did not get reached the socket");
+	e = deter_rpl_at(rpl, rpl->ctx);
+	if (this_cpu_read(deter_rpl_icmp) == sk && e && deter_rpl_is_icmp(e))
+		deter_rpl_ctx_next(rpl);
+	else
+		deter_rpl_diverge(rpl, "an ICMP error the original did not get reached the socket");
 	spin_unlock_bh(&rpl->lock);
 	return true;
 }
@@ -1704,6 +1733,98 @@ static void deter_rpl_fire_timer(struct deter_rpl *rpl, struct sock *sk,
 	local_bh_enable();
 }
 
+/*
+ * Hand @sk the ICMP error @e logs, as icmp_unreach() hands one to TCP's
+ * error handler: the IP header it quotes and the first 8 bytes of the
+ * TCP header, the segment's sequence number as far past snd_una as in
+ * the original. A process may own the socket, as it did then.
+ */
+static void deter_rpl_inject_icmp(struct deter_rpl *rpl, struct sock *sk,
+				  const struct deter_replay_ev *e)
+{
+	const unsigned int quoted = sizeof(struct iphdr) + 8;
+	const struct inet_sock *inet = inet_sk(sk);
+	const struct net_protocol *ipprot;
+	struct sk_buff *skb;
+	struct icmphdr *ih;
+	struct iphdr *iph;
+	struct tcphdr *th;
+	u32 info = e->b >> 32;
+
+	skb = alloc_skb(MAX_HEADER + sizeof(*iph) + sizeof(*ih) + quoted,
+			GFP_KERNEL);
+	if (!skb) {
+		spin_lock_bh(&rpl->lock);
+		deter_rpl_diverge(rpl, "event %u: out of memory for an ICMP error",
+				  e->seq);
+		spin_unlock_bh(&rpl->lock);
+		return;
+	}
+	skb_reserve(skb, MAX_HEADER);
+	skb_reset_network_header(skb);
+	iph = skb_put_zero(skb, sizeof(*iph));	/* from the peer's way */
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_ICMP;
+	iph->saddr = inet->inet_daddr;
+	iph->daddr = inet->inet_saddr;
+	skb_set_transport_header(skb, skb->len);
+	ih = skb_put_zero(skb, sizeof(*ih));
+	ih->type = e->a >> 8 & 0xff;
+	ih->code = e->a & 0xff;
+	if (ih->type == ICMP_DEST_UNREACH && ih->code == ICMP_FRAG_NEEDED)
+		ih->un.frag.mtu = htons(info);
+	iph = skb_put_zero(skb, quoted);	/* the segment it quotes */
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_TCP;
+	iph->saddr = inet->inet_saddr;
+	iph->daddr = inet->inet_daddr;
+	iph->tot_len = htons(quoted);
+	th = (struct tcphdr *)(iph + 1);
+	th->source = inet->inet_sport;
+	th->dest = inet->inet_dport;
+	__skb_pull(skb, sizeof(*iph) + sizeof(*ih));
+	skb->protocol = htons(ETH_P_IP);
+	skb->dev = sock_net(sk)->loopback_dev;
+
+	local_bh_disable();
+	this_cpu_write(deter_rpl_icmp, sk);
+	deter_rpl_set_cpu(rpl);
+	th->seq = htonl(READ_ONCE(tcp_sk(sk)->snd_una) + (u32)e->b);
+	rcu_read_lock();
+	ipprot = rcu_dereference(inet_protos[IPPROTO_TCP]);
+	if (ipprot && ipprot->err_handler)
+		ipprot->err_handler(skb, info);
+	rcu_read_unlock();
+	this_cpu_write(deter_rpl_icmp, NULL);
+	local_bh_enable();
+	kfree_skb(skb);
+}
+
+/*
+ * May the ICMP error @e, which came while a process owned the socket, be
+ * handed over now? The owner works on meanwhile: it must have made the
+ * clock reads logged before the error, and sent the segment the error
+ * quotes. Under rpl->lock.
+ */
+static bool deter_rpl_icmp_ready(struct deter_rpl *rpl, struct sock *sk,
+				 const struct deter_replay_ev *e)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct deter_replay_ev *c;
+	u32 i = rpl->clk;
+
+	c = deter_rpl_next_value(rpl, &i, DETER_V_CLOCK);
+	if (c && c->seq < e->seq)
+		return false;
+	/* One that quotes a segment already acknowledged: TCP ignores it. */
+	return (s32)e->b < 0 ||
+	       after(READ_ONCE(tp->snd_nxt), READ_ONCE(tp->snd_una) + (u32)e->b);
+}
+
 /* TSQ work outside the owner: run it the way tcp_release_cb() does. */
 static void deter_rpl_run_tsq(struct deter_rpl *rpl, struct sock *sk)
 {
@@ -1748,7 +1869,7 @@ static void deter_rpl_work(struct work_struct *work)
 	const struct deter_replay_ev *e;
 	struct sk_buff *skb, *found;
 	struct sock *sk;
-	bool owned, want_owned;
+	bool owned, want_owned, ready;
 	int rounds;
 
 	for (rounds = 0; rounds < 256; rounds++) {
@@ -1771,6 +1892,22 @@ static void deter_rpl_work(struct work_struct *work)
 		}
 		owned = sock_owned_by_user_nocheck(sk);
 		want_owned = deter_rpl_is_owned(e);
+		if (deter_rpl_is_icmp(e)) {
+			ready = owned == want_owned &&
+				(!owned || deter_rpl_icmp_ready(rpl, sk, e));
+			spin_unlock_bh(&rpl->lock);
+			if (!ready) {	/* wait for the owner logged */
+				mod_delayed_work(deter_rpl_wq, &rpl->work, 1);
+				return;
+			}
+			deter_rpl_inject_icmp(rpl, sk, e);
+			spin_lock_bh(&rpl->lock);
+			if (rpl->ctx < rpl->hdr.nevents && &rpl->ev[rpl->ctx] == e)
+				deter_rpl_diverge(rpl, "event %u: the ICMP error missed the socket",
+						  e->seq);
+			spin_unlock_bh(&rpl->lock);
+			continue;
+		}
 		if (e->type == DETER_EV_RX) {
 			/*
 			 * Backlogged segments are the owner's to feed, at its

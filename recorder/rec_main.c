@@ -612,7 +612,7 @@ void rec_usage_show(FILE *f)
 
 static const char *const rec_lock_names[DETER_LOCK_MAX] = {
 	"app", "write-timer", "delack-timer", "keepalive-timer",
-	"comp-ack-timer", "tsq", "backlog",
+	"comp-ack-timer", "tsq", "backlog", "mtu-reduced",
 };
 
 static const char *const rec_net_names[DETER_NET_MAX] = {
@@ -692,11 +692,14 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		if (e->sub == DETER_NET_ICMP) {
 			printf(json ? "\"event\":\"net\",\"action\":\"icmp\"," : "net        icmp");
 			printf(json ? "\"type\":%llu,\"code\":%llu," : " type %llu code %llu",
-			       (unsigned long long)(e->a >> 8), (unsigned long long)(e->a & 0xff));
-			printf(json ? "\"info\":%llu,\"quoted_seq\":%llu}\n" :
-				      " info %llu, quoting snd_una + %llu\n",
+			       (unsigned long long)(e->a >> 8 & 0xff),
+			       (unsigned long long)(e->a & 0xff));
+			printf(json ? "\"info\":%llu,\"quoted_seq\":%llu,\"owned\":%s}\n" :
+				      " info %llu, quoting snd_una + %llu%s\n",
 			       (unsigned long long)(e->b >> 32),
-			       (unsigned long long)(e->b & 0xffffffff));
+			       (unsigned long long)(e->b & 0xffffffff),
+			       json ? (e->a & DETER_ICMP_F_OWNED ? "true" : "false") :
+				      (e->a & DETER_ICMP_F_OWNED ? " (socket owned)" : ""));
 			break;
 		}
 		printf(json ?

@@ -94,10 +94,12 @@ static int replay_log_check(const char *path, const struct rec_log *log, char **
 			return rec_err(err,
 				       "%s: event %u: log format %u has a handler deferred to the owner where it was deferred, not where the owner ran it; record it again to replay it",
 				       path, e->seq, log->hdr.version);
-		if (e->type == DETER_EV_NET && e->sub == DETER_NET_ICMP)
+		if (log->hdr.version < 10 && e->type == DETER_EV_NET &&
+		    e->sub == DETER_NET_ICMP)
 			return rec_err(err,
-				       "%s: event %u: an ICMP error (type %llu code %llu) reached this end; replay does not deliver ICMP errors yet",
-				       path, e->seq, (unsigned long long)(e->a >> 8),
+				       "%s: event %u: log format %u has an ICMP error (type %llu code %llu) but not whether the socket was owned; record it again to replay it",
+				       path, e->seq, log->hdr.version,
+				       (unsigned long long)(e->a >> 8 & 0xff),
 				       (unsigned long long)(e->a & 0xff));
 		/*
 		 * A qdisc's verdict (> 0) comes after the segment took its IP

@@ -239,20 +239,6 @@ calls_check() {
 	log_test $CHECK_RC "$1: the logs have the $total calls = $2 tcpwl saw"
 }
 
-# replay_refused NAME MESSAGE: deter replay of ID exits non-zero with one
-# line, "...: event N: MESSAGE".
-replay_refused() {
-	CHECK_RC=0
-	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" > "$TB_TMP/replay.out" 2>&1
-	[ $? -ne 0 ]
-	check_err $? "deter replay exited 0"
-	grep -q "event [0-9]*: $2" "$TB_TMP/replay.out"
-	check_err $? "deter replay did not name the event: $(tail -2 "$TB_TMP/replay.out")"
-	[ "$(wc -l < "$TB_TMP/replay.out")" -eq 1 ]
-	check_err $? "deter replay printed more than one line: $(head -3 "$TB_TMP/replay.out")"
-	log_test $CHECK_RC "$1: deter replay refuses it with a one-line error naming the event"
-}
-
 # scenario_replays NAME [AFTER ARGS...]: scenario_replay REPLAYS times;
 # after each, the command AFTER ARGS I if given.
 scenario_replays() {

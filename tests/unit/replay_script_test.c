@@ -314,6 +314,24 @@ static void test_refuse(void)
 	UNIT_CHECK(err && strstr(err, ".dlog: event 1: log format 9 has a handler deferred"));
 	UNIT_CHECK(err && strstr(err, "; record it again to replay it") && !strchr(err, '\n'));
 	free(err);
+	err = NULL;
+	unlink(path[0]);
+	free(path[0]);
+
+	/* An ICMP error: format 10 says whether the socket was owned. */
+	ev = (struct rec_ev){ .seq = 1, .type = DETER_EV_NET, .sub = DETER_NET_ICMP,
+			      .a = 3 << 8 | 4, .b = (uint64_t)1200 << 32 };
+	UNIT_CHECK(rec_log_write(dir, &h[0], &ev, 1, NULL, &path[0], &err) == 0);
+	UNIT_CHECK(replay_pair_load(path[0], path[1], &pair, &err) == 0);
+	replay_pair_free(&pair);
+	f = fopen(path[0], "r+");
+	UNIT_CHECK(f && !fseek(f, 8, SEEK_SET) && fputc(9, f) == 9);
+	if (f)
+		fclose(f);
+	UNIT_CHECK(replay_pair_load(path[0], path[1], &pair, &err) != 0);
+	UNIT_CHECK(err && strstr(err, ".dlog: event 1: log format 9 has an ICMP error"));
+	UNIT_CHECK(err && strstr(err, "(type 3 code 4) but not whether the socket was owned"));
+	free(err);
 	for (i = 0; i < 2; i++) {
 		unlink(path[i]);
 		free(path[i]);
