@@ -618,9 +618,10 @@ static void deter_rpl_deferred(struct deter_rpl *rpl, struct sock *sk)
 	const struct deter_replay_ev *e;
 	int bit;
 
-	if (test_and_clear_bit(TCP_MTU_REDUCED_DEFERRED, &sk->sk_tsq_flags))
-		__sock_put(sk);
 	spin_lock(&rpl->lock);
+	if (rpl->state == DETER_RPL_RUNNING &&
+	    test_and_clear_bit(TCP_MTU_REDUCED_DEFERRED, &sk->sk_tsq_flags))
+		__sock_put(sk);
 	while (rpl->state == DETER_RPL_RUNNING &&
 	       deter_rpl_is_deferred(e = deter_rpl_at(rpl, rpl->ctx))) {
 		bit = deter_rpl_deferred_bit(e->sub);
@@ -707,9 +708,16 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
  * unlocked, and a wake-up it missed would leave the replay stuck.
  * The sleeper queued itself before it let the lock go, so a wake-up
  * here either ends its sleep or stops it from starting. Once per
- * position; not under rpl->lock.
+ * position: @at, the turn the caller saw unowned (NULL: the cursor's,
+ * at the owner's release). Not for a later turn: the handler caller
+ * that saw the socket unowned may come here after the application took
+ * that turn, and while it still owns the socket it sleeps on no queue,
+ * so a wake-up then is lost, and would keep the one at its release from
+ * coming (it slept on where a signal had woken it in the original).
+ * Not under rpl->lock.
  */
-static void deter_rpl_app_wake(struct deter_rpl *rpl, struct sock *sk)
+static void deter_rpl_app_wake(struct deter_rpl *rpl, struct sock *sk,
+			       const struct deter_replay_ev *at)
 {
 	const struct deter_replay_ev *e;
 	struct socket_wq *wq;
@@ -717,7 +725,7 @@ static void deter_rpl_app_wake(struct deter_rpl *rpl, struct sock *sk)
 
 	spin_lock_bh(&rpl->lock);
 	e = deter_rpl_at(rpl, rpl->ctx);
-	wake = rpl->state == DETER_RPL_RUNNING && e &&
+	wake = rpl->state == DETER_RPL_RUNNING && e && (!at || e == at) &&
 	       e->type == DETER_EV_LOCK && e->sub == DETER_LOCK_APP &&
 	       rpl->app_woken != rpl->ctx + 1;
 	if (wake)
@@ -944,7 +952,7 @@ bool deter_replay_sk_backlog_check(struct sock *sk, bool release)
 	deter_rpl_owner_check(rpl, sk, release);
 	if (release) {
 		/* Its next turn may come right after this one. */
-		deter_rpl_app_wake(rpl, sk);
+		deter_rpl_app_wake(rpl, sk, NULL);
 		/* The handler caller may be waiting for the owner to let go. */
 		deter_rpl_kick(rpl, 0);
 	}
@@ -1934,7 +1942,7 @@ static void deter_rpl_work(struct work_struct *work)
 		if (e->sub == DETER_LOCK_APP || e->sub == DETER_LOCK_BACKLOG) {
 			/* An owner wakes it when it lets go. */
 			if (e->sub == DETER_LOCK_APP && !owned)
-				deter_rpl_app_wake(rpl, sk);
+				deter_rpl_app_wake(rpl, sk, e);
 			wake_up_all(&rpl->wq);
 			return;
 		}
