@@ -1741,6 +1741,22 @@ static void deter_rpl_fire_timer(struct deter_rpl *rpl, struct sock *sk,
 	local_bh_enable();
 }
 
+/* Append an IPv4 header of @len bytes, @len - 20 of them zeroed payload. */
+static struct iphdr *deter_rpl_put_iph(struct sk_buff *skb, unsigned int len,
+				       u8 protocol, __be32 saddr, __be32 daddr)
+{
+	struct iphdr *iph = skb_put_zero(skb, len);
+
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->tot_len = htons(len);
+	iph->protocol = protocol;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	return iph;
+}
+
 /*
  * Hand @sk the ICMP error @e logs, as icmp_unreach() hands one to TCP's
  * error handler: the IP header it quotes and the first 8 bytes of the
@@ -1770,27 +1786,17 @@ static void deter_rpl_inject_icmp(struct deter_rpl *rpl, struct sock *sk,
 	}
 	skb_reserve(skb, MAX_HEADER);
 	skb_reset_network_header(skb);
-	iph = skb_put_zero(skb, sizeof(*iph));	/* from the peer's way */
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->ttl = 64;
-	iph->protocol = IPPROTO_ICMP;
-	iph->saddr = inet->inet_daddr;
-	iph->daddr = inet->inet_saddr;
+	/* From the peer's way; tcp_v4_err() reads only what follows. */
+	deter_rpl_put_iph(skb, sizeof(*iph), IPPROTO_ICMP, inet->inet_daddr,
+			  inet->inet_saddr);
 	skb_set_transport_header(skb, skb->len);
 	ih = skb_put_zero(skb, sizeof(*ih));
 	ih->type = e->a >> 8 & 0xff;
 	ih->code = e->a & 0xff;
 	if (ih->type == ICMP_DEST_UNREACH && ih->code == ICMP_FRAG_NEEDED)
 		ih->un.frag.mtu = htons(info);
-	iph = skb_put_zero(skb, quoted);	/* the segment it quotes */
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->ttl = 64;
-	iph->protocol = IPPROTO_TCP;
-	iph->saddr = inet->inet_saddr;
-	iph->daddr = inet->inet_daddr;
-	iph->tot_len = htons(quoted);
+	iph = deter_rpl_put_iph(skb, quoted, IPPROTO_TCP, inet->inet_saddr,
+				inet->inet_daddr);	/* the segment it quotes */
 	th = (struct tcphdr *)(iph + 1);
 	th->source = inet->inet_sport;
 	th->dest = inet->inet_dport;
