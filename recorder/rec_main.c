@@ -646,8 +646,12 @@ static void rec_show_cached(uint64_t b, int json)
 		printf(json ? ",\"rtt_us\":%u" : " (%u us)", v >> 3);
 }
 
+/*
+ * One event of @log; @connecting: no call came before it, so a signal
+ * ended connect() (which is not a logged call).
+ */
 static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
-			   int json)
+			   int connecting, int json)
 {
 	const struct rec_state *s;
 
@@ -839,7 +843,8 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		else if (e->sub == DETER_V_HOST && e->b >> 32 >= DETER_HOST_CACHED_CWND_CLAMP)
 			rec_show_cached(e->b, json);
 		else if (e->sub == DETER_V_HOST && e->b >> 32 == DETER_HOST_SIGNAL)
-			printf(json ? ",\"answer\":\"signal\"" : ": a signal ends the call");
+			printf(json ? ",\"answer\":\"signal\"%s" : ": a signal ends the call%s",
+			       !connecting ? "" : json ? ",\"call\":\"connect\"" : " (connect())");
 		else if (e->sub == DETER_V_HOST)
 			printf(json ? ",\"answer\":\"wait timed out\"" : ": wait timed out");
 		else if (e->sub == DETER_V_PAGE_FRAG)
@@ -1005,6 +1010,7 @@ int rec_cmd_show(int argc, char **argv)
 	struct rec_log *log;
 	int json = 0, stats = 0, c;
 	size_t i;
+	int connecting = 1;	/* no call yet: a signal ended connect() */
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:jsh", opts, NULL)) != -1) {
@@ -1070,8 +1076,10 @@ int rec_cmd_show(int argc, char **argv)
 		rec_log_free(log);
 		return 0;
 	}
-	for (i = 0; i < log->nevs; i++)
-		rec_show_event(log, &log->evs[i], json);
+	for (i = 0; i < log->nevs; i++) {
+		connecting &= log->evs[i].type != DETER_EV_CALL;
+		rec_show_event(log, &log->evs[i], connecting, json);
+	}
 	rec_log_free(log);
 	return 0;
 }

@@ -57,6 +57,13 @@ enum {
 	REPLAY_GEN_NAGLE_CORK = 2,	/* TCP_CORK */
 };
 
+/*
+ * The kernel's "restart the call" error (include/linux/errno.h): a call
+ * that deter.ko ends as a signal did returns it, since the replay has no
+ * signal pending that would make the kernel restart the call.
+ */
+#define REPLAY_GEN_ERESTARTSYS 512
+
 /* include/uapi/linux/in.h; glibc's netinet/in.h lacks it. */
 #ifndef IP_PROTOCOL
 #define IP_PROTOCOL 52
@@ -415,7 +422,7 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 	const struct replay_gen_cfg *cfg = ctx->cfg;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	char local[32], remote[32];
-	int fd, lfd = -1, one = 1;
+	int fd, lfd = -1, one = 1, e;
 	uint32_t locks = 0;	/* before connect(): not in the log */
 	size_t i;
 
@@ -461,9 +468,16 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 		 * EINPROGRESS: the original's connect() timed out
 		 * (SO_SNDTIMEO), and deter.ko ended the replay's wait where
 		 * it did; the handshake goes on, as the calls that follow
-		 * expect.
+		 * expect. ERESTARTSYS (no signal is pending to restart the
+		 * call, so it reaches us) or EINTR: a signal ended the
+		 * original's wait there, and deter.ko ended the replay's;
+		 * connect() again, as the kernel's restart or the
+		 * application did. Only the log's signals end it.
 		 */
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS) {
+		while ((e = connect(fd, (struct sockaddr *)&sa, sizeof(sa))) &&
+		       (errno == REPLAY_GEN_ERESTARTSYS || errno == EINTR))
+			;
+		if (e && errno != EINPROGRESS) {
 			replay_gen_report(ctx, 'D', "connect %s -> %s: %s", local, remote,
 					  strerror(errno));
 			goto fail;

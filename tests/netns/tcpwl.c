@@ -12,7 +12,7 @@
  *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
  *                   [--linger2 S] [--linger S] [--thin-lto] [--max-pacing-rate BPS]
  *                   [--priority N] [--mark N] [--rcvtimeo-ms N] [--sndtimeo-ms N]
- *                   [--nonblock] [--poll-out] [--signal-us N]
+ *                   [--nonblock] [--poll-out] [--signal-us N] [--signal-connect]
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
@@ -40,7 +40,10 @@
  * us once connected (an interval timer, a handler without SA_RESTART),
  * so that blocking calls end early, as in applications with timers or
  * profilers; calls that said EINTR are made again and counted, printed
- * as "eintr send N recv N". With --sndtimeo-ms, a connect() that times
+ * as "eintr send N recv N connect N". The client's --signal-connect
+ * starts the timer before connect() instead, so that signals end its wait
+ * for the handshake too; connect() is then made again (it returns 0 once
+ * the handshake is done, or waits again). With --sndtimeo-ms, a connect() that times
  * out (EINPROGRESS: the handshake goes on) is counted too, and the
  * client's calls follow (a send() waits for the connection). --linger
  * sets SO_LINGER with S seconds; the bulk client then closes right
@@ -100,6 +103,7 @@ struct wl_opts {
 	int nonblock;			/* O_NONBLOCK, poll() before calls */
 	int poll_out;			/* ... and before every send() */
 	unsigned int signal_us;		/* SIGALRM interval once connected, 0 = none */
+	int signal_connect;		/* client: ... from before connect() */
 };
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -242,7 +246,7 @@ static void wl_set_nonblock(int fd)
 
 /* --signal-us: SIGALRM every N us while connected; calls that said EINTR. */
 static unsigned int wl_signal_us;
-static unsigned long long wl_eintr_send, wl_eintr_recv;
+static unsigned long long wl_eintr_send, wl_eintr_recv, wl_eintr_connect;
 
 static void wl_alarm(int sig)
 {
@@ -267,7 +271,8 @@ static void wl_signals(int on)
 	if (setitimer(ITIMER_REAL, &it, NULL))
 		wl_die(1, "setitimer: %s", strerror(errno));
 	if (!on)
-		printf("eintr send %llu recv %llu\n", wl_eintr_send, wl_eintr_recv);
+		printf("eintr send %llu recv %llu connect %llu\n", wl_eintr_send,
+		       wl_eintr_recv, wl_eintr_connect);
 }
 
 /* Wait until poll() says @events on @fd (or a signal came). */
@@ -433,16 +438,24 @@ static int wl_client(const struct wl_opts *o)
 	if (fd < 0)
 		wl_die(1, "socket: %s", strerror(errno));
 	wl_sockopts(fd, o);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+	if (o->signal_connect)
+		wl_signals(1);
+	while (connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+		if (errno == EINTR && o->signal_connect) {
+			wl_eintr_connect++;
+			continue;
+		}
 		if (errno != EINPROGRESS || !o->sndtimeo_ms)
 			wl_die(1, "connect %s:%d: %s", o->addr, o->port, strerror(errno));
 		wl_timeouts++;		/* the handshake goes on */
+		break;
 	}
 	wl_keepalive(fd, o);
 	if (o->nonblock)
 		wl_set_nonblock(fd);
 	wl_poll_out = o->nonblock && o->poll_out;
-	wl_signals(1);
+	if (!o->signal_connect)
+		wl_signals(1);
 
 	bufsz = o->io_size;
 	if (o->rpc_req > bufsz)
@@ -528,7 +541,7 @@ static void wl_usage(FILE *f)
 		"                [--thin-lto]\n"
 		"                [--max-pacing-rate BPS] [--priority N] [--mark N]\n"
 		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs] [--nonblock]\n"
-		"                [--poll-out] [--signal-us N]\n");
+		"                [--poll-out] [--signal-us N] [--signal-connect]\n");
 }
 
 int main(int argc, char **argv)
@@ -561,6 +574,7 @@ int main(int argc, char **argv)
 		{ "mark", required_argument, NULL, 'k' },
 		{ "rcvtimeo-ms", required_argument, NULL, 'e' },
 		{ "signal-us", required_argument, NULL, 'Z' },
+		{ "signal-connect", no_argument, NULL, 'z' },
 		{ "sndtimeo-ms", required_argument, NULL, 'f' },
 		{ "quickack", no_argument, NULL, 'Q' },
 		{ "window-clamp", required_argument, NULL, 'W' },
@@ -700,6 +714,9 @@ int main(int argc, char **argv)
 		case 'Z':
 			o.signal_us = wl_num("--signal-us", optarg);
 			break;
+		case 'z':
+			o.signal_connect = 1;
+			break;
 		case 'W':
 			o.window_clamp = wl_num("--window-clamp", optarg);
 			break;
@@ -715,6 +732,8 @@ int main(int argc, char **argv)
 		wl_die(2, "unexpected argument '%s'", argv[optind]);
 	if (!o.io_size || (o.rpc_count && (!o.rpc_req || !o.rpc_resp)))
 		wl_die(2, "sizes must be positive");
+	if (o.signal_connect && (server || !o.signal_us))
+		wl_die(2, "--signal-connect is the client's, with --signal-us");
 	wl_signal_us = o.signal_us;
 	return server ? wl_server(&o) : wl_client(&o);
 }
