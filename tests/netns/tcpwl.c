@@ -43,9 +43,10 @@
  * as "eintr send N recv N connect N". The client's --signal-connect
  * starts the timer before connect() instead, so that signals end its wait
  * for the handshake too; connect() is then made again (it returns 0 once
- * the handshake is done, or waits again). With --sndtimeo-ms, a connect() that times
- * out (EINPROGRESS: the handshake goes on) is counted too, and the
- * client's calls follow (a send() waits for the connection). --linger
+ * the handshake is done, or waits again). With --sndtimeo-ms, a
+ * connect() that times out (EINPROGRESS: the handshake goes on) is
+ * counted too, and the client's calls follow (a send() waits for the
+ * connection). --linger
  * sets SO_LINGER with S seconds; the bulk client then closes right
  * after its last send() (no shutdown(), no wait for the server's close)
  * and prints how long close() took as "close_ms N".
