@@ -25,7 +25,7 @@ cache=${DETER_CACHE:-$HOME/.cache/deter}
 flavour=${FLAVOUR:-default}
 src_pkg=linux-source-6.12
 src_tar=/usr/src/$src_pkg.tar.xz
-build_rev=1
+build_rev=2		# 2: the release file holds the release only
 
 die() { echo "$prog: $*" >&2; exit 1; }
 
@@ -134,7 +134,8 @@ build() {
 		grep -E "error|Error" "$log" | head -20 >&2
 		die "kernel build failed, see $log"
 	fi
-	make -s -C "$t" kernelrelease > "$d/release"
+	# Under make check, MAKEFLAGS has make print its directories; not here.
+	make -s --no-print-directory -C "$t" kernelrelease > "$d/release"
 	touch "$d/built"
 	ln -sfn "$(basename "$d")" "$cache/kernel/$flavour"
 	# Keep only this flavour's current tree.
