@@ -422,8 +422,8 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 	const struct replay_gen_cfg *cfg = ctx->cfg;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	char local[32], remote[32];
-	int fd, lfd = -1, one = 1, e;
-	uint32_t locks = 0;	/* before connect(): not in the log */
+	int fd, lfd = -1, one = 1, e, intr;
+	uint32_t locks = 0, n;	/* locks before connect(): not in the log */
 	size_t i;
 
 	replay_gen_addr(local, sizeof(local), cfg->saddr, cfg->sport);
@@ -471,13 +471,17 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 		 * expect. ERESTARTSYS (no signal is pending to restart the
 		 * call, so it reaches us) or EINTR: a signal ended the
 		 * original's wait there, and deter.ko ended the replay's;
-		 * connect() again, as the kernel's restart or the
-		 * application did. Only the log's signals end it.
+		 * connect() again if the application or the kernel's restart
+		 * did (plan->connects), else go on to the calls, as the
+		 * handshake does. Only the log's signals end it.
 		 */
-		while ((e = connect(fd, (struct sockaddr *)&sa, sizeof(sa))) &&
-		       (errno == REPLAY_GEN_ERESTARTSYS || errno == EINTR))
-			;
-		if (e && errno != EINPROGRESS) {
+		for (n = 1;; n++) {
+			e = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+			intr = e && (errno == REPLAY_GEN_ERESTARTSYS || errno == EINTR);
+			if (!intr || n >= cfg->plan->connects)
+				break;
+		}
+		if (e && errno != EINPROGRESS && !intr) {
 			replay_gen_report(ctx, 'D', "connect %s -> %s: %s", local, remote,
 					  strerror(errno));
 			goto fail;

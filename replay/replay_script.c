@@ -409,6 +409,42 @@ int replay_cfg_is_opt(unsigned int cfg)
 	return 0;
 }
 
+/*
+ * How many times the application called connect(): once, and once more
+ * after each call a signal ended (patch 0018: the signals before the
+ * first call) if it called it again rather than going on. After such a
+ * signal the application's next lock turn is either another connect()'s,
+ * which lets go (or waits) before any call is logged, or a call's, whose
+ * CALL comes before the next lock turn of any context.
+ */
+static uint32_t replay_plan_connects(const struct rec_log *log)
+{
+	int signalled = 0, app = 0;
+	uint32_t n = 1;
+	size_t i;
+
+	for (i = 0; i < log->nevs; i++) {
+		const struct rec_ev *e = &log->evs[i];
+
+		if (e->type == DETER_EV_CALL)
+			break;
+		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_HOST &&
+		    e->b >> 32 == DETER_HOST_SIGNAL) {
+			signalled = 1;
+			app = 0;
+		} else if (e->type == DETER_EV_LOCK && signalled) {
+			if (app) {
+				n++;		/* the app's turn was connect()'s */
+				signalled = 0;
+				app = 0;
+			} else {
+				app = e->sub == DETER_LOCK_APP;
+			}
+		}
+	}
+	return n;
+}
+
 /**
  * replay_plan_build() - the socket calls of one end, per recorded thread
  * @log: that end's log
@@ -512,6 +548,7 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		fifo[e->sub][tail[e->sub]++] = (struct replay_pending){ ti, t->ncalls };
 		t->ncalls++;
 	}
+	plan->connects = replay_plan_connects(log);
 	/* Buffer sizes the app set itself, as the socket started with them. */
 	if (cfg[DETER_CFG_USERLOCKS] & DETER_LOCK_SNDBUF)
 		plan->sndbuf = cfg[DETER_CFG_SNDBUF];

@@ -73,6 +73,8 @@ struct replay_plan {
 	/* options changed later, before a call: see replay_call.opt_at */
 	struct replay_opt *opts;
 	size_t nopts;
+	/* connect() calls the application made (active end): 1 + retries */
+	uint32_t connects;
 };
 
 /* One data packet's arrival at a host, in arrival order. */

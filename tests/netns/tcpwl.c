@@ -13,6 +13,7 @@
  *                   [--linger2 S] [--linger S] [--thin-lto] [--max-pacing-rate BPS]
  *                   [--priority N] [--mark N] [--rcvtimeo-ms N] [--sndtimeo-ms N]
  *                   [--nonblock] [--poll-out] [--signal-us N] [--signal-connect]
+ *                   [--connect-once]
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
@@ -43,7 +44,8 @@
  * as "eintr send N recv N connect N". The client's --signal-connect
  * starts the timer before connect() instead, so that signals end its wait
  * for the handshake too; connect() is then made again (it returns 0 once
- * the handshake is done, or waits again). With --sndtimeo-ms, a
+ * the handshake is done, or waits again); with --connect-once it is not,
+ * and the first send() waits for the handshake. With --sndtimeo-ms, a
  * connect() that times out (EINPROGRESS: the handshake goes on) is
  * counted too, and the client's calls follow (a send() waits for the
  * connection). --linger
@@ -105,6 +107,7 @@ struct wl_opts {
 	int poll_out;			/* ... and before every send() */
 	unsigned int signal_us;		/* SIGALRM interval once connected, 0 = none */
 	int signal_connect;		/* client: ... from before connect() */
+	int connect_once;		/* ... and no connect() again after EINTR */
 };
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -444,6 +447,8 @@ static int wl_client(const struct wl_opts *o)
 	while (connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
 		if (errno == EINTR && o->signal_connect) {
 			wl_eintr_connect++;
+			if (o->connect_once)
+				break;	/* the handshake goes on */
 			continue;
 		}
 		if (errno != EINPROGRESS || !o->sndtimeo_ms)
@@ -542,7 +547,7 @@ static void wl_usage(FILE *f)
 		"                [--thin-lto]\n"
 		"                [--max-pacing-rate BPS] [--priority N] [--mark N]\n"
 		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs] [--nonblock]\n"
-		"                [--poll-out] [--signal-us N] [--signal-connect]\n");
+		"                [--poll-out] [--signal-us N] [--signal-connect] [--connect-once]\n");
 }
 
 int main(int argc, char **argv)
@@ -576,6 +581,7 @@ int main(int argc, char **argv)
 		{ "rcvtimeo-ms", required_argument, NULL, 'e' },
 		{ "signal-us", required_argument, NULL, 'Z' },
 		{ "signal-connect", no_argument, NULL, 'z' },
+		{ "connect-once", no_argument, NULL, 'y' },
 		{ "sndtimeo-ms", required_argument, NULL, 'f' },
 		{ "quickack", no_argument, NULL, 'Q' },
 		{ "window-clamp", required_argument, NULL, 'W' },
@@ -718,6 +724,9 @@ int main(int argc, char **argv)
 		case 'z':
 			o.signal_connect = 1;
 			break;
+		case 'y':
+			o.connect_once = 1;
+			break;
 		case 'W':
 			o.window_clamp = wl_num("--window-clamp", optarg);
 			break;
@@ -735,6 +744,8 @@ int main(int argc, char **argv)
 		wl_die(2, "sizes must be positive");
 	if (o.signal_connect && (server || !o.signal_us))
 		wl_die(2, "--signal-connect is the client's, with --signal-us");
+	if (o.connect_once && !o.signal_connect)
+		wl_die(2, "--connect-once goes with --signal-connect");
 	wl_signal_us = o.signal_us;
 	return server ? wl_server(&o) : wl_client(&o);
 }

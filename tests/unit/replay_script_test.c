@@ -185,6 +185,55 @@ static void test_plan_locks(void)
 	replay_plan_free(&plan);
 }
 
+/*
+ * connect() calls: one, and one more after each that signals ended when
+ * the application's next lock turn was not a call's (patch 0018).
+ */
+static void test_plan_connects(void)
+{
+#define APP(s) { .seq = (s), .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP }
+#define TIMER(s) { .seq = (s), .type = DETER_EV_LOCK, .sub = DETER_LOCK_WRITE_TIMER }
+#define SIG(s) { .seq = (s), .type = DETER_EV_VALUE, .sub = DETER_V_HOST, \
+		 .b = (uint64_t)DETER_HOST_SIGNAL << 32 }
+#define RX(s) { .seq = (s), .type = DETER_EV_RX }
+#define CALL(s) { .seq = (s), .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG, \
+		  .a = 10, .b = 7 }
+	/* Called again twice: waiting, then after the handshake. */
+	struct rec_ev again[] = {
+		APP(1), APP(2), SIG(3), SIG(4),
+		APP(5), TIMER(6), APP(7), SIG(8),
+		RX(9), APP(10), APP(11), CALL(12),
+	};
+	/* Gave up: the next turn is send()'s, which waits for the handshake. */
+	struct rec_ev gave_up[] = {
+		APP(1), APP(2), SIG(3), SIG(4), APP(5), RX(6), CALL(7), SIG(8), APP(9),
+	};
+	/* Signals within a call are the call's. */
+	struct rec_ev none[] = {
+		APP(1), CALL(2), SIG(3), APP(4), APP(5),
+	};
+#undef APP
+#undef TIMER
+#undef SIG
+#undef RX
+#undef CALL
+	struct rec_log log = { .evs = again, .nevs = ARRAY_SIZE(again) };
+	struct replay_plan plan;
+	char *err = NULL;
+
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.connects, 3);
+	replay_plan_free(&plan);
+	log = (struct rec_log){ .evs = gave_up, .nevs = ARRAY_SIZE(gave_up) };
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.connects, 1);
+	replay_plan_free(&plan);
+	log = (struct rec_log){ .evs = none, .nevs = ARRAY_SIZE(none) };
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.connects, 1);
+	replay_plan_free(&plan);
+}
+
 static void test_plan_orphan_return(void)
 {
 	struct rec_ev evs[] = {
@@ -382,6 +431,7 @@ int main(void)
 	UNIT_RUN(test_plan);
 	UNIT_RUN(test_plan_opts);
 	UNIT_RUN(test_plan_locks);
+	UNIT_RUN(test_plan_connects);
 	UNIT_RUN(test_plan_orphan_return);
 	UNIT_RUN(test_arrivals);
 	UNIT_RUN(test_arrivals_child);
