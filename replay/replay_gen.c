@@ -423,7 +423,8 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	char local[32], remote[32];
 	int fd, lfd = -1, one = 1, e, intr;
-	uint32_t locks = 0, n;	/* locks before connect(): not in the log */
+	uint32_t locks = 0;	/* before connect(): not in the log */
+	uint32_t n;		/* connect() calls made */
 	size_t i;
 
 	replay_gen_addr(local, sizeof(local), cfg->saddr, cfg->sport);
