@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 10,
+	DETER_ABI_VERSION = 11,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
@@ -34,7 +34,10 @@ enum {
 	 * 10 is encoded as 9, and logs a handler deferred to the owner
 	 * where the owner ran it, in tcp_release_cb(); older logs have it
 	 * where its timer or tasklet found the socket owned, which the
-	 * replay cannot place (it refuses those).
+	 * replay cannot place (it refuses those). 11 adds RX's CTL bit: a
+	 * segment the peer's control socket sent for its time-wait socket,
+	 * with its TS value, which older logs count in the IP ID series (a
+	 * gap up to its ID 0, reported as drops).
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };
@@ -349,6 +352,16 @@ enum {
 	DETER_RX_ECN_MASK = 0x3,
 	DETER_RX_OWNED = 0x4,	/* socket owned by a process: backlogged */
 	DETER_RX_SYN = 0x8,	/* SYN set: not counted in the IP ID series */
+	/*
+	 * Sent by the peer host's control socket for a socket that no
+	 * longer holds the connection (its time-wait socket's ACK, a
+	 * reset): IP ID 0, no data, not counted in the IP ID series; a is
+	 * the index the series expected next, c its TS value + 1 (0: it had
+	 * no TS option), which replay gives the peer's time-wait socket to
+	 * send. Format 11 on.
+	 */
+	DETER_RX_CTL = 0x10,
+	DETER_RX_FLAGS = 0x1f,	/* all of the above */
 };
 
 /* Connection flags in struct deter_conn_info. */

@@ -42,6 +42,7 @@
 #include <linux/seq_file.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 #include <kunit/visibility.h>
 #include <net/inet_ecn.h>
 #include <net/sock.h>
@@ -421,7 +422,11 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	struct deter_sock *ds;
 	u32 seq;
 
-	if (!READ_ONCE(deter_rec_armed))
+	/*
+	 * A time-wait socket's answer: the peer logs its TS value where it
+	 * arrives (deter_rec_sk_rx()), since this end's log ended.
+	 */
+	if (!READ_ONCE(deter_rec_armed) || what == DETER_VAL_TW_TSVAL)
 		return val;
 	/* A request socket has only the common fields: no sk_protocol. */
 	if (what == DETER_VAL_SYNACK_CLOCK) {
@@ -1125,13 +1130,51 @@ void deter_rec_backlog_check(struct sock *sk)
 		ds->bl_checks++;
 }
 
+/* The TS value of segment @th, whose options are in its linear data. */
+static bool deter_rec_tsval(const struct tcphdr *th, u32 *tsval)
+{
+	const u8 *p = (const u8 *)(th + 1), *end = (const u8 *)th + th->doff * 4;
+
+	while (p < end) {
+		if (*p == TCPOPT_EOL)
+			break;
+		if (*p == TCPOPT_NOP) {
+			p++;
+			continue;
+		}
+		if (end - p < 2 || p[1] < 2 || p[1] > end - p)
+			break;
+		if (*p == TCPOPT_TIMESTAMP && p[1] == TCPOLEN_TIMESTAMP) {
+			*tsval = get_unaligned_be32(p + 2);
+			return true;
+		}
+		p += p[1];
+	}
+	return false;
+}
+
+/*
+ * A segment the peer host's control socket sent for a socket that no
+ * longer holds the connection: its time-wait socket's ACK, or a reset.
+ * Such a segment has IP ID 0 (ip_send_unicast_reply()), no SYN and no
+ * data, and does not come where the peer's IP ID series is (a segment of
+ * the series whose ID happens to be 0 does, unless one before it was
+ * lost or it came late).
+ */
+static bool deter_rec_rx_ctl(const struct deter_sock *ds,
+			     const struct sk_buff *skb, const struct tcphdr *th,
+			     u16 id, u64 idx)
+{
+	return !id && idx != ds->rx_next && skb->len == th->doff * 4;
+}
+
 void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 {
 	struct deter_sock *ds = deter_rec_get(sk);
 	const struct tcphdr *th;
 	const struct iphdr *iph;
 	u64 idx = 0, segs;
-	u32 flags, seq;
+	u32 flags, seq, tsval;
 
 	if (!ds) {
 		deter_rec_jif_clear();
@@ -1160,6 +1203,14 @@ void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 		ds->rx_primed = true;
 	} else {
 		idx = deter_ipid_extend(ds->rx_ref, ntohs(iph->id));
+		if (deter_rec_rx_ctl(ds, skb, th, ntohs(iph->id), idx)) {
+			/* Not in the series: logged where the series is. */
+			seq = deter_rec_emit(ds, DETER_EV_RX, 0, ds->rx_next,
+					     flags | DETER_RX_CTL,
+					     deter_rec_tsval(th, &tsval) ?
+					     (u64)tsval + 1 : 0);
+			goto out;
+		}
 	}
 	ds->rx_ref = idx;
 	seq = deter_rec_emit(ds, DETER_EV_RX, 0, idx, flags, segs);
@@ -1178,6 +1229,7 @@ void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 	}
 	if (INET_ECN_is_ce(iph->tos))
 		deter_rec_emit(ds, DETER_EV_NET, DETER_NET_CE, idx, segs, 0);
+out:
 	if (!th->window)
 		ds->rx_zero_wnd++;
 	/* Not while a process owns the socket: it is changing its state. */

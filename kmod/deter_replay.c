@@ -105,6 +105,7 @@ struct deter_rpl {
 	struct deter_rpl_rare busy;	/* HOST_BUSY: the next change */
 	struct deter_rpl_rare host;	/* HOST */
 	u32 sig;			/* the next HOST SIGNAL, or past the end */
+	u32 ptw;			/* the next RX CTL for the peer's time-wait */
 	u32 ctx_seq;			/* seq of the last non-owned context */
 	u32 app_woken;			/* ctx + 1 of the last app wake-up */
 	u64 rx_last;			/* highest index a segment's RX logs */
@@ -547,6 +548,7 @@ static void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	deter_rpl_rare_init(rpl, &rpl->busy, DETER_V_HOST_BUSY);
 	deter_rpl_rare_init(rpl, &rpl->host, DETER_V_HOST);
 	rpl->sig = 0;
+	rpl->ptw = 0;
 	/* The log starts with the jiffies at the connection's start. */
 	e = deter_rpl_at(rpl, 0);
 	if (e && e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
@@ -791,7 +793,7 @@ static bool deter_rpl_batch_due(struct deter_rpl *rpl)
 static u64 deter_rpl_rx_idx(const struct deter_sock *ds,
 			    const struct sk_buff *skb);
 static bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn,
-			       u64 idx);
+			       bool ctl, u64 idx);
 static void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb);
 
 /* The held segment RX event @e logs, if it is here. Under rpl->lock. */
@@ -802,6 +804,7 @@ static struct sk_buff *deter_rpl_held_find(struct deter_rpl *rpl,
 
 	skb_queue_walk(&rpl->held, skb)
 		if (deter_rpl_rx_match(e, tcp_hdr(skb)->syn,
+				       !tcp_hdr(skb)->syn && !ip_hdr(skb)->id,
 				       deter_rpl_rx_idx(rpl->ds, skb)))
 			return skb;
 	return NULL;
@@ -970,11 +973,18 @@ static u64 deter_rpl_rx_idx(const struct deter_sock *ds,
 	return ds->rx_primed ? deter_ipid_extend(ds->rx_ref, id) : id;
 }
 
+/*
+ * Is segment @idx (@syn: a SYN; @ctl: IP ID 0, which the peer's control
+ * socket sends) the one RX @e logs? A segment the peer's time-wait
+ * socket sent (RX CTL) is not in the IP ID series: any with IP ID 0 is.
+ */
 static bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn,
-			       u64 idx)
+			       bool ctl, u64 idx)
 {
 	if (e->type != DETER_EV_RX || !!(e->b & DETER_RX_SYN) != syn)
 		return false;
+	if (e->b & DETER_RX_CTL)
+		return ctl;
 	return syn || e->a == idx;
 }
 
@@ -983,7 +993,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	struct deter_rpl *rpl = deter_rpl_get(sk);
 	const struct deter_replay_ev *e;
 	struct deter_sock *ds;
-	bool syn, owned;
+	bool syn, ctl, owned;
 	u64 idx;
 	u32 i;
 
@@ -1007,17 +1017,20 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	deter_rpl_set_cpu(rpl);
 	ds = rpl->ds;
 	syn = ((const struct tcphdr *)skb->data)->syn;
+	ctl = !syn && !ip_hdr(skb)->id;
 	idx = deter_rpl_rx_idx(ds, skb);
 	owned = sock_owned_by_user(sk);
 
 	spin_lock(&rpl->lock);
 	e = deter_rpl_at(rpl, rpl->ctx);
-	if (e && deter_rpl_rx_match(e, syn, idx) &&
+	if (e && deter_rpl_rx_match(e, syn, ctl, idx) &&
 	    !!(e->b & DETER_RX_OWNED) == owned &&
 	    (!owned || deter_rpl_batch_due(rpl))) {
 		if (!syn) {
-			ds->rx_ref = idx;
-			ds->rx_primed = true;
+			if (!(e->b & DETER_RX_CTL)) {
+				ds->rx_ref = idx;
+				ds->rx_primed = true;
+			}
 			if (!((const struct tcphdr *)skb->data)->window)
 				ds->rx_zero_wnd++;
 		}
@@ -1028,7 +1041,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	/* Due later (or due now, but the owner is not the one logged). */
 	for (i = rpl->ctx; i < rpl->hdr.nevents &&
 	     i - rpl->ctx < DETER_RPL_LOOKAHEAD; i++)
-		if (deter_rpl_rx_match(&rpl->ev[i], syn, idx))
+		if (deter_rpl_rx_match(&rpl->ev[i], syn, ctl, idx))
 			break;
 	/*
 	 * A segment past every one the log has came, in the original, after
@@ -1392,8 +1405,12 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 
 	if (!READ_ONCE(deter_rpl_armed))
 		return false;
-	/* A request socket has only the common fields: no sk_protocol. */
-	if (what != DETER_VAL_SYNACK_CLOCK && sk->sk_protocol != IPPROTO_TCP)
+	/*
+	 * A request socket and a time-wait socket have only the common
+	 * fields: no sk_protocol.
+	 */
+	if (what != DETER_VAL_SYNACK_CLOCK && what != DETER_VAL_TW_TSVAL &&
+	    sk->sk_protocol != IPPROTO_TCP)
 		return false;
 
 	switch (what) {
@@ -1420,6 +1437,27 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 			*val = what == DETER_VAL_ISN ? rpl->hdr.iss :
 						       rpl->hdr.tsoffset;
 		return !!rpl;
+	case DETER_VAL_TW_TSVAL:
+		/*
+		 * @sk is the time-wait socket of a replayed end, whose log
+		 * ended at tcp_time_wait(); in softirq. What it sent is in
+		 * the peer's log, in order: its RX CTL events.
+		 */
+		rpl = deter_rpl_find(ntohl(sk->sk_daddr), ntohs(sk->sk_dport),
+				     ntohl(sk->sk_rcv_saddr), sk->sk_num);
+		if (!rpl || !READ_ONCE(rpl->armed) || !deter_rpl_find_sk(sk))
+			return false;
+		spin_lock_bh(&rpl->lock);
+		for (; (e = deter_rpl_at(rpl, rpl->ptw)); rpl->ptw++)
+			if (e->type == DETER_EV_RX && (e->b & DETER_RX_CTL) &&
+			    e->c)
+				break;
+		if (e) {
+			*val = e->c - 1;
+			rpl->ptw++;
+		}
+		spin_unlock_bh(&rpl->lock);
+		return !!e;
 	case DETER_VAL_SYNACK_CLOCK:
 		/* @sk is the request socket; it may be in softirq. */
 		list_for_each_entry_rcu(rpl, &deter_rpl_list, node) {
@@ -2022,7 +2060,8 @@ static int deter_rpl_parse(const u8 *buf, size_t len, struct deter_rpl **out)
 			deter_rpl_free(rpl);
 			return -EINVAL;
 		}
-		if (e->type == DETER_EV_RX && !(e->b & DETER_RX_SYN))
+		if (e->type == DETER_EV_RX &&
+		    !(e->b & (DETER_RX_SYN | DETER_RX_CTL)))
 			rpl->rx_last = max(rpl->rx_last, e->a);
 	}
 	spin_lock_init(&rpl->lock);

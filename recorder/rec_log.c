@@ -414,7 +414,8 @@ static void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 	switch (e->type) {
 	case DETER_EV_RX:
 		c->rx_last = e->a;
-		c->rx_expect = e->a + e->c;
+		/* A CTL's c is a TS value, not segments: a is the expected. */
+		c->rx_expect = e->a + (e->b & DETER_RX_CTL ? 0 : e->c);
 		break;
 	case DETER_EV_CALL:
 		if (e->sub < DETER_ABI_CALL_MAX)
@@ -1228,6 +1229,17 @@ next_chunk:
 			if (rec_log_get_byte(rs, &e.b, "rx flags") ||
 			    rec_log_get(rs, &e.c, "rx segments"))
 				goto fail;
+			if (e.b & ~(uint64_t)(version >= 11 ? DETER_RX_FLAGS :
+					      DETER_RX_CTL - 1)) {
+				rec_err(err, "body+%zu: unknown rx flags 0x%llx", at,
+					(unsigned long long)e.b);
+				goto fail;
+			}
+			if ((e.b & DETER_RX_CTL) && e.c > UINT32_MAX + 1ULL) {
+				rec_err(err, "body+%zu: rx TS value %llu out of range", at,
+					(unsigned long long)e.c - 1);
+				goto fail;
+			}
 			break;
 		case DETER_EV_NET:
 			if (e.sub >= DETER_NET_MAX) {

@@ -678,11 +678,24 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 	case DETER_EV_RX:
 		if (json) {
 			printf("\"event\":\"rx\",\"index\":%llu,\"segs\":%llu,\"ecn\":%llu,",
-			       (unsigned long long)e->a, (unsigned long long)e->c,
+			       (unsigned long long)e->a,
+			       (unsigned long long)(e->b & DETER_RX_CTL ? 0 : e->c),
 			       (unsigned long long)(e->b & DETER_RX_ECN_MASK));
-			printf("\"backlogged\":%s,\"syn\":%s}\n",
+			printf("\"backlogged\":%s,\"syn\":%s,\"time_wait\":%s",
 			       e->b & DETER_RX_OWNED ? "true" : "false",
-			       e->b & DETER_RX_SYN ? "true" : "false");
+			       e->b & DETER_RX_SYN ? "true" : "false",
+			       e->b & DETER_RX_CTL ? "true" : "false");
+			if ((e->b & DETER_RX_CTL) && e->c)
+				printf(",\"tsval\":%llu", (unsigned long long)e->c - 1);
+			printf("}\n");
+		} else if (e->b & DETER_RX_CTL) {
+			printf("rx         ipid 0 from the peer's ");
+			if (e->c)
+				printf("time-wait socket, TS value %llu",
+				       (unsigned long long)e->c - 1);
+			else
+				printf("control socket, no TS");
+			printf("%s\n", e->b & DETER_RX_OWNED ? " backlogged" : "");
 		} else if (e->b & DETER_RX_SYN) {
 			printf("rx         SYN%s\n", e->b & DETER_RX_OWNED ? " backlogged" : "");
 		} else {

@@ -27,7 +27,10 @@
  *
  * and every accepted arrival with arr[pos].ce gets ECN = CE (0b11), its
  * IPv4 header checksum fixed, and is reinjected with the rewritten bytes.
- * SYNs and packets of no flow are accepted at once.
+ * SYNs and packets of no flow are accepted at once, and so is a segment
+ * with IP ID 0 and no data that is not one of arr[] when the receiver
+ * logged such arrivals (RX CTL): the peer's time-wait socket answering,
+ * outside the IP ID series.
  *
  * Invariants: positions < next are delivered or given up; a position
  * >= next is held at most once (slot[pos] >= 0); at most CORR_HOLD_MAX
@@ -164,6 +167,7 @@ struct corr_pkt {
 	uint16_t ipid;
 	unsigned int ihl;		/* IP header length, bytes */
 	int syn, ack;
+	int bare;			/* no TCP payload */
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -417,6 +421,7 @@ static int corr_parse(const uint8_t *p, uint32_t len, struct corr_pkt *pk)
 	pk->dport = (uint16_t)(th[2] << 8 | th[3]);
 	pk->syn = !!(th[13] & 0x02);
 	pk->ack = !!(th[13] & 0x10);
+	pk->bare = tot == pk->ihl + (th[12] >> 4) * 4;
 	return 0;
 }
 
@@ -678,6 +683,16 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	}
 
 	idx = corr_idx_extend(fs->ref, pk.ipid);
+	/*
+	 * IP ID 0, no data, and not one of the numbered arrivals: the
+	 * peer's time-wait socket answering (the receiver logged RX CTL),
+	 * outside the series. Accepted, the series left where it is.
+	 */
+	if (fs->f->have_ctl && !pk.ipid && pk.bare &&
+	    (idx < fs->min_idx || idx > fs->max_idx || corr_flow_lookup(fs, idx) < 0)) {
+		c->st->passed++;
+		return corr_verdict(c, id, NF_ACCEPT, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+	}
 	fs->ref = idx;
 	if (idx < fs->min_idx || idx > fs->max_idx) {
 		c->st->passed++;

@@ -37,6 +37,7 @@ struct corr_flow {
 	size_t narr;			/* entries in arr */
 	int have_syn_ipid;		/* 1: syn_ipid is known */
 	uint16_t syn_ipid;		/* IP ID of the SYN that got through */
+	int have_ctl;			/* 1: the peer's time-wait answers came */
 };
 
 /* What corr_run() did, for the caller's summary. */

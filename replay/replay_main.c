@@ -444,8 +444,10 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 		    log->evs[i].sub == DETER_V_SYN_IPID) {
 			flow.have_syn_ipid = 1;
 			flow.syn_ipid = (uint16_t)log->evs[i].a;
-			break;
 		}
+		if (log->evs[i].type == DETER_EV_RX &&
+		    (log->evs[i].b & DETER_RX_CTL))
+			flow.have_ctl = 1;
 	}
 	sigaction(SIGTERM, &sa, NULL);	/* no SA_RESTART: wake corr_run */
 	if (corr_run(h->queue, &flow, 1, &replay_corr_stop, &st, &err)) {

@@ -604,7 +604,9 @@ int replay_arrivals_build(const struct rec_log *log,
 		/* A passive end's first arrival has no RX event, only this. */
 		int child = e->type == DETER_EV_VALUE && e->sub == DETER_V_CHILD_IPID;
 
-		if (child || (e->type == DETER_EV_RX && !(e->b & DETER_RX_SYN))) {
+		/* Neither SYNs nor the peer's time-wait answers are numbered. */
+		if (child || (e->type == DETER_EV_RX &&
+			      !(e->b & (DETER_RX_SYN | DETER_RX_CTL)))) {
 			segs = child ? e->b : e->c;
 			segs = segs ? segs : 1;
 			for (k = 0; k < segs; k++) {

@@ -54,11 +54,9 @@ tcpwl_pair() {
 }
 
 # hdrseq_tt PCAP [FILTER]: the header sequence of a capture, no TTLs or
-# checksums, each packet's time (tcpdump -tt) first. After the host's
-# FIN, a segment with IP ID 0 comes from the time-wait mini-socket that
-# took over from the socket (tcp_time_wait()): deter records the socket,
-# not that one, and its TS value is the wall clock of the moment it
-# answers, so it is left out (every other field stays).
+# checksums, each packet's time (tcpdump -tt) first. Every other field
+# counts, the TS value of a time-wait socket's answer (IP ID 0, after
+# the host's FIN) too: the replay hands it the value the peer logged.
 hdrseq_tt() {
 	hdrseq_read "$1" "${2:-}" "$HDRSEQ_AWK"'{ print }'
 }
@@ -77,9 +75,7 @@ HDRSEQ_AWK='{
 	gsub(/ \(correct\)/, "")
 	sub(/proto TCP \(6\), /, "")
 	gsub(/, cksum 0x[0-9a-f]* \(incorrect -> 0x[0-9a-f]*\)/, "")
-}
-/Flags \[F/ { fin = 1 }
-fin && /^[0-9.]* IP \(tos 0x[0-9a-f]*, id 0,/ { sub(/TS val [0-9]*/, "TS val (time-wait)") }'
+}'
 
 # hdrseq PCAP: the header sequence alone (no times).
 hdrseq() {

@@ -246,7 +246,7 @@ static void test_files(void)
 	fputc(DETER_ABI_VERSION + 1, f);
 	fclose(f);
 	UNIT_CHECK(!rec_log_read(path, &err));
-	UNIT_CHECK(err && strstr(err, ".dlog:8: log format version 11"));
+	UNIT_CHECK(err && strstr(err, ".dlog:8: log format version 12"));
 	free(err);
 	err = NULL;
 
@@ -557,6 +557,49 @@ static void test_format8(void)
 	memset(&log, 0, sizeof(log));
 	UNIT_CHECK(rec_log_decode(buf, len, 7, n, &log, &err) != 0);
 	UNIT_CHECK(err && !strncmp(err, "body+", 5));
+	free(err);
+	free(log.evs);
+	free(log.states);
+	free(buf);
+}
+
+/*
+ * Format 11: an RX CTL (the peer's time-wait answer) keeps its TS value
+ * in c and leaves the IP ID series where it was: the segment after it
+ * is expected at the same index, and the log says so back exactly. A
+ * format 10 log has no CTL bit: refused, naming the offset.
+ */
+static void test_rx_ctl(void)
+{
+	struct rec_ev ev[] = {
+		{ .type = DETER_EV_RX, .a = 65534, .c = 1 },
+		{ .type = DETER_EV_RX, .a = 65535, .c = 1 },
+		{ .type = DETER_EV_RX, .a = 65536, .b = DETER_RX_CTL, .c = 4195426723ULL },
+		{ .type = DETER_EV_RX, .a = 65536, .c = 1 },
+		{ .type = DETER_EV_RX, .a = 65537, .b = DETER_RX_CTL | DETER_RX_OWNED },
+		{ .type = DETER_EV_RX, .a = 65537, .b = DETER_RX_CTL | DETER_RX_OWNED },
+	};
+	enum { n = ARRAY_SIZE(ev) };
+	struct rec_log log = { 0 };
+	char *err = NULL;
+	size_t len, i;
+	uint8_t *buf;
+
+	for (i = 0; i < n; i++)
+		ev[i].seq = i + 1;
+	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) == 0);
+	UNIT_CHECK_EQ(log.nevs, n);
+	for (i = 0; i < log.nevs && i < n; i++) {
+		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
+		UNIT_CHECK_EQ(log.evs[i].b, ev[i].b);
+		UNIT_CHECK_EQ(log.evs[i].c, ev[i].c);
+	}
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	UNIT_CHECK(rec_log_decode(buf, len, 10, n, &log, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "unknown rx flags 0x10"));
 	free(err);
 	free(log.evs);
 	free(log.states);
@@ -1179,6 +1222,7 @@ int main(void)
 	UNIT_RUN(test_format6);
 	UNIT_RUN(test_format7);
 	UNIT_RUN(test_format8);
+	UNIT_RUN(test_rx_ctl);
 	UNIT_RUN(test_chunks);
 	UNIT_RUN(test_table_stream);
 	UNIT_RUN(test_tcpopt);
