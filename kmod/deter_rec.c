@@ -1130,8 +1130,18 @@ void deter_rec_backlog_check(struct sock *sk)
 		ds->bl_checks++;
 }
 
-/* The TS value of segment @th, whose options are in its linear data. */
-static bool deter_rec_tsval(const struct tcphdr *th, u32 *tsval)
+/**
+ * deter_rec_tsval() - the TS value of a received segment
+ * @th: its TCP header, options included, in linear data
+ * @tsval: set to the TS value
+ *
+ * Walks the options as tcp_parse_options() does, stopping at a malformed
+ * one. The segment comes from the network: nothing is read past the
+ * header's doff.
+ *
+ * Return: true if @th has a timestamp option.
+ */
+VISIBLE_IF_KUNIT bool deter_rec_tsval(const struct tcphdr *th, u32 *tsval)
 {
 	const u8 *p = (const u8 *)(th + 1), *end = (const u8 *)th + th->doff * 4;
 
@@ -1152,6 +1162,7 @@ static bool deter_rec_tsval(const struct tcphdr *th, u32 *tsval)
 	}
 	return false;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rec_tsval);
 
 /*
  * A segment the peer host's control socket sent for a socket that no

@@ -61,6 +61,7 @@ void deter_rec_jif_clear(void);
 struct deter_rec_hs *deter_rec_hs_slot(struct deter_rec_hs *tab, u32 netns,
 				       __be32 laddr, u16 lport, __be32 raddr,
 				       u16 rport, bool claim, unsigned long now);
+bool deter_rec_tsval(const struct tcphdr *th, u32 *tsval);
 #endif
 u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		    enum deter_value what, u64 val);

@@ -1921,7 +1921,7 @@ static void deter_rpl_work(struct work_struct *work)
 	const struct deter_replay_ev *e;
 	struct sk_buff *skb, *found;
 	struct sock *sk;
-	bool owned, want_owned, ready;
+	bool owned, want_owned, ready, woken;
 	int rounds;
 
 	for (rounds = 0; rounds < 256; rounds++) {
@@ -1982,11 +1982,20 @@ static void deter_rpl_work(struct work_struct *work)
 			deter_rpl_reinject(sk, found);
 			continue;
 		}
+		woken = rpl->app_woken == rpl->ctx + 1;
 		spin_unlock_bh(&rpl->lock);
 		if (e->sub == DETER_LOCK_APP || e->sub == DETER_LOCK_BACKLOG) {
-			/* An owner wakes it when it lets go. */
 			if (e->sub == DETER_LOCK_APP && !owned)
 				deter_rpl_app_wake(rpl, sk, e);
+			/*
+			 * The owner wakes it when it lets go, unless the app's
+			 * turn came after the owner's wake-up point: a batch
+			 * or a deferred handler that release_sock() ran (a
+			 * signal, not a segment, woke the original's app next).
+			 * Look again once it has let go.
+			 */
+			else if (e->sub == DETER_LOCK_APP && !woken)
+				mod_delayed_work(deter_rpl_wq, &rpl->work, 1);
 			wake_up_all(&rpl->wq);
 			return;
 		}

@@ -3,13 +3,14 @@
  * KUnit suite deter_rec: the jiffies a recording context reads, held at
  * the value of its last event, per context, until a step of a socket not
  * recorded or for at most DETER_REC_JIF_HOLD; the passive handshakes'
- * table.
+ * table; the TS option parser of received segments.
  */
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
 #include <linux/jiffies.h>
 #include <linux/preempt.h>
 #include <net/ip.h>
+#include <net/tcp.h>
 
 #include "deter_rec.h"
 
@@ -114,10 +115,77 @@ static void deter_rec_hs_test(struct kunit *test)
 						    302), b);
 }
 
+/*
+ * The TS value of a segment from the network: found where TCP puts it
+ * and after other options; nothing past doff is read, and a malformed
+ * option ends the walk.
+ */
+static void deter_rec_tsval_test(struct kunit *test)
+{
+	static const u8 aligned[] = {		/* tcp_v4_send_ack()'s */
+		TCPOPT_NOP, TCPOPT_NOP, TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP,
+		0xfa, 0x12, 0x34, 0x56, 0, 0, 0, 1,
+	};
+	static const u8 syn[] = {		/* MSS, SACK_PERM, TS, NOP, WS */
+		TCPOPT_MSS, TCPOLEN_MSS, 0x05, 0xb4,
+		TCPOPT_SACK_PERM, TCPOLEN_SACK_PERM,
+		TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP, 0, 0, 0, 7, 0, 0, 0, 0,
+		TCPOPT_NOP, TCPOPT_WINDOW, TCPOLEN_WINDOW, 7,
+	};
+	static const u8 eol[] = {		/* TS after the end of options */
+		TCPOPT_EOL, TCPOPT_NOP, TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP,
+		0, 0, 0, 1, 0, 0, 0, 1,
+	};
+	static const u8 zero_len[] = {		/* a length that would not move */
+		TCPOPT_MSS, 0, TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP,
+		0, 0, 0, 1, 0, 0, 0, 1,
+	};
+	static const u8 past_doff[] = {	/* the option runs past doff */
+		TCPOPT_NOP, TCPOPT_NOP, TCPOPT_NOP, TCPOPT_NOP,
+		TCPOPT_NOP, TCPOPT_NOP, TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP,
+		0, 0, 0, 1, 0, 0, 0, 1,
+	};
+	struct {
+		struct tcphdr th;
+		u8 opt[40];
+	} seg;
+	u32 tsval = 0;
+
+	memset(&seg, 0, sizeof(seg));
+	seg.th.doff = 5;
+	KUNIT_EXPECT_FALSE(test, deter_rec_tsval(&seg.th, &tsval));
+
+	memcpy(seg.opt, aligned, sizeof(aligned));
+	seg.th.doff = 5 + sizeof(aligned) / 4;
+	KUNIT_EXPECT_TRUE(test, deter_rec_tsval(&seg.th, &tsval));
+	KUNIT_EXPECT_EQ(test, tsval, 0xfa123456);
+
+	memcpy(seg.opt, syn, sizeof(syn));
+	seg.th.doff = 5 + sizeof(syn) / 4;
+	KUNIT_EXPECT_TRUE(test, deter_rec_tsval(&seg.th, &tsval));
+	KUNIT_EXPECT_EQ(test, tsval, 7);
+
+	memcpy(seg.opt, eol, sizeof(eol));
+	seg.th.doff = 5 + sizeof(eol) / 4;
+	KUNIT_EXPECT_FALSE(test, deter_rec_tsval(&seg.th, &tsval));
+
+	memcpy(seg.opt, zero_len, sizeof(zero_len));
+	seg.th.doff = 5 + sizeof(zero_len) / 4;
+	KUNIT_EXPECT_FALSE(test, deter_rec_tsval(&seg.th, &tsval));
+
+	memcpy(seg.opt, past_doff, sizeof(past_doff));
+	seg.th.doff = 5 + 8 / 4;		/* the TS's first bytes only */
+	KUNIT_EXPECT_FALSE(test, deter_rec_tsval(&seg.th, &tsval));
+	seg.th.doff = 5 + sizeof(past_doff) / 4;
+	KUNIT_EXPECT_TRUE(test, deter_rec_tsval(&seg.th, &tsval));
+	KUNIT_EXPECT_EQ(test, tsval, 1);
+}
+
 static struct kunit_case deter_rec_test_cases[] = {
 	KUNIT_CASE(deter_rec_jif_hold_test),
 	KUNIT_CASE(deter_rec_jif_bh_off_test),
 	KUNIT_CASE(deter_rec_hs_test),
+	KUNIT_CASE(deter_rec_tsval_test),
 	{}
 };
 
