@@ -300,8 +300,57 @@ const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX] = {
 		REC_PARAM("hystart_ack_delta_us", 1, "tcp_cubic"),
 	[DETER_SYSCTL_DCTCP_SHIFT_G] = REC_PARAM("dctcp_shift_g", 0, "tcp_dctcp"),
 	[DETER_SYSCTL_DCTCP_ALPHA_ON_INIT] = REC_PARAM("dctcp_alpha_on_init", 0, "tcp_dctcp"),
+	[DETER_SYSCTL_BIC_FAST_CONVERGENCE] = REC_PARAM("fast_convergence", 1, "tcp_bic"),
+	[DETER_SYSCTL_BIC_MAX_INCREMENT] = REC_PARAM("max_increment", 1, "tcp_bic"),
+	[DETER_SYSCTL_BIC_LOW_WINDOW] = REC_PARAM("low_window", 1, "tcp_bic"),
+	[DETER_SYSCTL_BIC_BETA] = REC_PARAM("beta", 1, "tcp_bic"),
+	[DETER_SYSCTL_BIC_INITIAL_SSTHRESH] = REC_PARAM("initial_ssthresh", 1, "tcp_bic"),
+	[DETER_SYSCTL_BIC_SMOOTH_PART] = REC_PARAM("smooth_part", 1, "tcp_bic"),
+	[DETER_SYSCTL_HTCP_USE_RTT_SCALING] = REC_PARAM("use_rtt_scaling", 1, "tcp_htcp"),
+	[DETER_SYSCTL_HTCP_USE_BANDWIDTH_SWITCH] =
+		REC_PARAM("use_bandwidth_switch", 1, "tcp_htcp"),
+	[DETER_SYSCTL_VEGAS_ALPHA] = REC_PARAM("alpha", 1, "tcp_vegas"),
+	[DETER_SYSCTL_VEGAS_BETA] = REC_PARAM("beta", 1, "tcp_vegas"),
+	[DETER_SYSCTL_VEGAS_GAMMA] = REC_PARAM("gamma", 1, "tcp_vegas"),
+	[DETER_SYSCTL_HYBLA_RTT0] = REC_PARAM("rtt0", 1, "tcp_hybla"),
+	[DETER_SYSCTL_NV_PAD] = REC_PARAM("nv_pad", 1, "tcp_nv"),
+	[DETER_SYSCTL_NV_RESET_PERIOD] = REC_PARAM("nv_reset_period", 1, "tcp_nv"),
+	[DETER_SYSCTL_NV_MIN_CWND] = REC_PARAM("nv_min_cwnd", 1, "tcp_nv"),
+	[DETER_SYSCTL_CDG_WINDOW] = REC_PARAM("window", 1, "tcp_cdg"),
+	[DETER_SYSCTL_CDG_BACKOFF_BETA] = REC_PARAM("backoff_beta", 0, "tcp_cdg"),
+	[DETER_SYSCTL_CDG_BACKOFF_FACTOR] = REC_PARAM("backoff_factor", 0, "tcp_cdg"),
+	[DETER_SYSCTL_CDG_HYSTART_DETECT] = REC_PARAM("hystart_detect", 0, "tcp_cdg"),
+	[DETER_SYSCTL_CDG_USE_INEFF] = REC_PARAM("use_ineff", 0, "tcp_cdg"),
+	[DETER_SYSCTL_CDG_USE_SHADOW] = REC_PARAM("use_shadow", 0, "tcp_cdg"),
+	[DETER_SYSCTL_CDG_USE_TOLERANCE] = REC_PARAM("use_tolerance", 0, "tcp_cdg"),
 #undef REC_PARAM
 };
+
+_Static_assert(sizeof((long long[])DETER_PARAM_DEFAULTS) == DETER_PARAMS * sizeof(long long),
+	       "DETER_PARAM_DEFAULTS has one default per module parameter");
+
+/**
+ * rec_param_parse() - a module parameter's value as sysfs shows it
+ * @s: the file's text: a decimal number, or Y or N for a bool
+ * @v: the value; a bool's is 1 or 0, as deter.ko logs it and sysfs takes it
+ *
+ * Return: 0, or -1 if @s is neither.
+ */
+int rec_param_parse(const char *s, long long *v)
+{
+	char *end;
+
+	if ((s[0] == 'Y' || s[0] == 'N') && (s[1] == '\0' || s[1] == '\n')) {
+		*v = s[0] == 'Y';
+		return 0;
+	}
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (end == s || errno || (*end != '\0' && *end != '\n') ||
+	    *v < INT32_MIN || *v > UINT32_MAX)
+		return -1;
+	return 0;
+}
 
 /* Where host-wide setting @sc is: a module parameter's or net.core's file. */
 void rec_sysctl_path(const struct rec_sysctl *sc, char *buf, size_t len)

@@ -140,7 +140,7 @@ struct rec_params {
  */
 static int rec_params_push(struct rec_params *rp)
 {
-	char path[128], msg[64];
+	char path[128], msg[64], text[32];
 	unsigned int i;
 	long long v;
 	FILE *f;
@@ -153,7 +153,7 @@ static int rec_params_push(struct rec_params *rp)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		ok = fscanf(f, "%lld", &v) == 1;
+		ok = fgets(text, sizeof(text), f) && !rec_param_parse(text, &v);
 		fclose(f);
 		if (!ok || (rp->have[i] && rp->v[i] == v))
 			continue;

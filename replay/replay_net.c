@@ -343,18 +343,23 @@ static int replay_net_host(struct replay_host *h, char **err)
 static int replay_net_global_rw(unsigned int id, long long *val, int write, char **err)
 {
 	const struct rec_sysctl *sc = &rec_sysctls[id];
-	char path[128];
+	char path[128], text[32];
 	FILE *f;
 	int ok;
 
 	rec_sysctl_path(sc, path, sizeof(path));
 	f = fopen(path, write ? "w" : "r");
 	if (!f && write && sc->module && errno == EACCES)
-		return rec_err(err, "%s: %s (set at boot: %s.%s=%lld)",
-			       path, strerror(errno), sc->module, sc->name, *val);
+		return rec_err(err, "%s: %s (read-only: boot with %s.%s=%lld or load with %s=%lld)",
+			       path, strerror(errno), sc->module, sc->name, *val, sc->name, *val);
 	if (!f)
 		return rec_err(err, "%s: %s", path, strerror(errno));
-	ok = write ? fprintf(f, "%lld\n", *val) > 0 : fscanf(f, "%lld", val) == 1;
+	if (write)
+		ok = fprintf(f, "%lld\n", *val) > 0;
+	else if (sc->module)	/* a bool's Y or N too */
+		ok = fgets(text, sizeof(text), f) && !rec_param_parse(text, val);
+	else
+		ok = fscanf(f, "%lld", val) == 1;
 	if ((fclose(f) || !ok) && write)
 		return rec_err(err, "%s: cannot write %lld: %s", path, *val, strerror(errno));
 	if (!ok)
@@ -385,6 +390,7 @@ static int replay_net_globals(struct replay_net *net, char **err)
 	const struct replay_host *a = &net->host[0], *b = &net->host[1];
 	const struct rec_sysctl *sc;
 	long long want, cur;
+	char *why = NULL;
 	unsigned int id;
 
 	for (id = 0; id < DETER_SYSCTL_MAX; id++) {
@@ -399,10 +405,21 @@ static int replay_net_globals(struct replay_net *net, char **err)
 		if (sc->module) {
 			char path[128];
 
-			/* Not loaded: setting TCP_CONGESTION loads it, at its defaults. */
+			/*
+			 * Not loaded: setting TCP_CONGESTION loads it, at its
+			 * defaults; for others, load it now.
+			 */
 			rec_sysctl_path(sc, path, sizeof(path));
 			if (access(path, F_OK) && want == param_def[id - DETER_PARAM_FIRST])
 				continue;
+			if (access(path, F_OK) &&
+			    REPLAY_RUN(NULL, &why, "modprobe", "-q", (char *)sc->module)) {
+				rec_err(err, "%s.%s: the logs want %lld, and %s is not loaded: %s",
+					sc->module, sc->name, want, sc->module,
+					why ? why : "modprobe failed");
+				free(why);
+				return -1;
+			}
 		}
 		if (replay_net_global_rw(id, &cur, 0, err))
 			return -1;

@@ -303,8 +303,27 @@ static void test_sysctl(void)
 	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_CORE_RMEM_MAX]), "net.core"));
 	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_CUBIC_BETA]), "tcp_cubic"));
 	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_DCTCP_SHIFT_G]), "tcp_dctcp"));
+	UNIT_CHECK(!strcmp(rec_sysctl_dir(&rec_sysctls[DETER_SYSCTL_BIC_BETA]), "tcp_bic"));
+	UNIT_CHECK(!strcmp(rec_sysctls[DETER_SYSCTL_CDG_USE_TOLERANCE].name, "use_tolerance"));
 	for (id = DETER_PARAM_FIRST; id < DETER_SYSCTL_MAX; id++)
 		UNIT_CHECK(rec_sysctls[id].module);
+}
+
+/* Module parameters as sysfs shows them: numbers, and a bool's Y or N. */
+static void test_param_parse(void)
+{
+	long long v = 7;
+
+	UNIT_CHECK(rec_param_parse("819\n", &v) == 0 && v == 819);
+	UNIT_CHECK(rec_param_parse("-3", &v) == 0 && v == -3);
+	UNIT_CHECK(rec_param_parse("4294967295\n", &v) == 0 && v == 4294967295LL);
+	UNIT_CHECK(rec_param_parse("Y\n", &v) == 0 && v == 1);
+	UNIT_CHECK(rec_param_parse("N", &v) == 0 && v == 0);
+	UNIT_CHECK(rec_param_parse("", &v) != 0);
+	UNIT_CHECK(rec_param_parse("Yes\n", &v) != 0);
+	UNIT_CHECK(rec_param_parse("12x\n", &v) != 0);
+	UNIT_CHECK(rec_param_parse("4294967296\n", &v) != 0);
+	UNIT_CHECK(rec_param_parse("-2147483649\n", &v) != 0);
 }
 
 /*
@@ -1219,6 +1238,7 @@ int main(void)
 	UNIT_RUN(test_files);
 	UNIT_RUN(test_missing);
 	UNIT_RUN(test_sysctl);
+	UNIT_RUN(test_param_parse);
 	UNIT_RUN(test_format5);
 	UNIT_RUN(test_format6);
 	UNIT_RUN(test_format7);
