@@ -219,7 +219,8 @@ void replay_usage_replay(FILE *f)
 		"                     rmem_max decides the window scale, tcp_cubic's beta\n"
 		"                     or hystart the window; a replay that needed them\n"
 		"                     then diverges)\n"
-		"  -v, --verbose      print each step and the packet correctors' counters\n"
+		"  -v, --verbose      print each step, the host-wide settings set for the run\n"
+		"                     and the packet correctors' counters\n"
 		"      --vm           replay inside the testbed VM (QEMU, the patched kernel,\n"
 		"                     this host's files; deter's source tree's tests/vm/run),\n"
 		"                     for hosts that cannot load deter.ko; outputs land here\n"
@@ -884,9 +885,19 @@ static int replay_run_once(struct replay_ctx *ctx, unsigned long long n)
 		replay_fail_err(&err);
 		goto stop;
 	}
-	if (ctx->o.verbose)
+	if (ctx->o.verbose) {
 		fprintf(stderr, "deter replay: testbed %s (%s) -- %s (%s)\n", r.net.host[0].ns,
 			ctx->local[0], r.net.host[1].ns, ctx->local[1]);
+		for (e = 0; e < r.net.nset; e++) {
+			const struct replay_global *g = &r.net.set[e];
+			const struct rec_sysctl *sc = &rec_sysctls[g->id];
+			const struct replay_host *h = &r.net.host[!r.net.host[0].want[g->id]];
+
+			fprintf(stderr, "deter replay: %s.%s = %lld for the replay",
+				rec_sysctl_dir(sc), sc->name, h->global[g->id]);
+			fprintf(stderr, " (the host's %lld)\n", g->saved);
+		}
+	}
 	for (e = 0; e < REPLAY_END_MAX; e++)
 		if (replay_corr_start(ctx, &r, e))
 			goto stop;

@@ -1,16 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Replay scenario: the parameters of a congestion control other than
+# Replay scenario: the parameters of congestion controls other than
 # cubic and dctcp, and a bool one. A sends 2 MB over 100 Mbit/s with
 # TCP_CONGESTION bic and its 100th data segment dropped, with
 # tcp_bic's beta 512 (default 819: the window after the fast
-# retransmit) and tcp_cdg's use_tolerance Y (default N; sysfs shows a
-# bool as Y or N, the log as 1 or 0), both set before deter record
-# starts. Both logs must have both; deter replay sets bic's for the run
-# (A used bic, B cubic; no end used cdg), puts the host's back, and must
-# match tcpdump. With --keep-host-sysctls (bic's default) it must not
-# verify.
+# retransmit); B answers with cdg (on the listener), whose use_tolerance
+# is Y (default N; sysfs shows a bool as Y or N, the log as 1 or 0).
+# Both are set before deter record starts, and both logs must have
+# both. deter replay sets them for the run (A used bic, B cdg), puts the
+# host's back, and must match tcpdump. With --keep-host-sysctls (the
+# defaults) it must not verify.
 source "$(dirname "$0")/lib.sh"
 
 BIC=/sys/module/tcp_bic/parameters
@@ -24,17 +24,25 @@ params_restore() {
 }
 trap params_restore EXIT
 
-# bic_restored I: after replay I, the host's beta is back.
-bic_restored() {
-	[ "$(cat $BIC/beta)" = "$BETA_ORIG" ]
-	log_test $? "cc_params_bic: replay $1 put the host's tcp_bic beta back ($(cat $BIC/beta))"
+# params_restored I: replay I (-v) said it set both, and after it the
+# host's values are back.
+params_restored() {
+	CHECK_RC=0
+	grep -q "^deter replay: tcp_bic.beta = 512 for the replay (the host's $BETA_ORIG)$" \
+		"$TB_TMP/replay$1.out" &&
+		grep -q "^deter replay: tcp_cdg.use_tolerance = 1 for the replay (the host's 0)$" \
+			"$TB_TMP/replay$1.out"
+	check_err $? "replay $1 did not say it set both: $(grep 'for the replay' "$TB_TMP/replay$1.out")"
+	[ "$(cat $BIC/beta) $(cat $CDG/use_tolerance)" = "$BETA_ORIG $TOL_ORIG" ]
+	check_err $? "the host's values after replay $1: $(cat $BIC/beta) $(cat $CDG/use_tolerance)"
+	log_test $CHECK_RC "cc_params_bic: replay $1 set bic's beta and cdg's use_tolerance, and put the host's back"
 }
 
 scenario_testbed off 100mbit || exit $ksft_fail
 switch_drop_nth "$A_IP" 100
 
 workload() {
-	tcpwl_pair '' '--cc bic --bytes 2000000'
+	tcpwl_pair '--cc cdg' '--cc bic --bytes 2000000'
 }
 
 echo 512 > $BIC/beta || exit $ksft_fail
@@ -55,8 +63,9 @@ if [ $rc -eq 0 ]; then
 		[ "$(grep -c 'sysctl tcp_[a-z]*\.' "$TB_TMP/show-$id.txt")" -eq 2 ]
 		check_err $? "log $id has other parameters: $(grep 'sysctl tcp_' "$TB_TMP/show-$id.txt")"
 	done
-	grep -q '^ *[0-9]*  config     congestion = bic$' "$TB_TMP/show-$ID.txt"
-	check_err $? "A's log does not say bic: $(grep congestion "$TB_TMP/show-$ID.txt")"
+	grep -q '^started .* cc bic,' "$TB_TMP/show-$ID.txt" &&
+		grep -q '^started .* cc cdg,' "$TB_TMP/show-$B_ID.txt"
+	check_err $? "the logs do not say bic and cdg: $(grep -h '^started' "$TB_TMP/show-$ID.txt" "$TB_TMP/show-$B_ID.txt")"
 	log_test $CHECK_RC "cc_params_bic: both logs have tcp_bic beta 512 and tcp_cdg use_tolerance 1, and no other parameter"
 
 	CHECK_RC=0
@@ -68,6 +77,7 @@ if [ $rc -eq 0 ]; then
 	check_err $? "with the defaults, deter replay exited $rc and A's egress $([ -s "$TB_TMP/r/a.diff" ] || echo "did not ")differ: $(tail -2 "$TB_TMP/replay.out")"
 	log_test $CHECK_RC "cc_params_bic: with the host's parameters kept, the replay diverges ($(tail -1 "$TB_TMP/replay.out" | cut -c1-120))"
 
-	scenario_replays cc_params_bic bic_restored
+	REPLAY_ARGS="-v $REPLAY_ARGS"
+	scenario_replays cc_params_bic params_restored
 fi
 exit $RET
