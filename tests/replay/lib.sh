@@ -200,7 +200,7 @@ scenario_replay() {
 	echo "BENCH scenario=$name replay=$i verified=$((CHECK_RC == 0)) wall_ms=$(( (t1 - t0) / 1000000 ))" \
 	     "orig_ms=$(sed -n "s/.*\"id\":\"$ID\".*\"duration_ns\":\([0-9]*\).*/\1/p" "$TB_TMP/ls.json" | awk '{ printf "%d", $1 / 1e6 }')" \
 	     "err_a_us=${err_a:--/-} err_b_us=${err_b:--/-}" \
-	     "result=$(tail -1 "$TB_TMP/replay$i.out" | tr ' ' '_' | cut -c1-160)"
+	     "result=$( (grep "^replay [0-9a-f]*: " "$TB_TMP/replay$i.out" || tail -1 "$TB_TMP/replay$i.out") | tail -1 | tr ' ' '_' | cut -c1-160)"
 	log_test $CHECK_RC "$name: replay $i verified, both hosts' egress identical to the original"
 }
 
