@@ -131,6 +131,7 @@ static int rec_control(const char *cmd, const char *msg)
 struct rec_params {
 	long long v[DETER_PARAMS];
 	unsigned char have[DETER_PARAMS];
+	unsigned char warned[DETER_PARAMS];	/* said it could not read it */
 };
 
 /*
@@ -155,6 +156,12 @@ static int rec_params_push(struct rec_params *rp)
 			continue;
 		ok = fgets(text, sizeof(text), f) && !rec_param_parse(text, &v);
 		fclose(f);
+		if (!ok && !rp->warned[i]) {
+			/* Never silently: the logs would say "default". */
+			fprintf(stderr, "deter: record: %s: not a number, Y or N; logged as %s\n",
+				path, rp->have[i] ? "last read" : "the default");
+			rp->warned[i] = 1;
+		}
 		if (!ok || (rp->have[i] && rp->v[i] == v))
 			continue;
 		snprintf(msg, sizeof(msg), "param %u %lld", DETER_PARAM_FIRST + i, v);
