@@ -45,6 +45,7 @@
 #include <linux/unaligned.h>
 #include <kunit/visibility.h>
 #include <net/inet_ecn.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -70,6 +71,7 @@ static unsigned int deter_rec_nports __read_mostly;
 static DEFINE_MUTEX(deter_rec_ctl_mutex);	/* serialises control writes */
 
 static atomic64_t deter_rec_conns;	/* connections selected */
+static atomic64_t deter_rec_not_ipv4;	/* IPv6 ones left out */
 static DEFINE_PER_CPU(u64, deter_rec_events);	/* events recorded */
 static atomic64_t deter_rec_tx_pkts;	/* packets seen leaving, recorded conns */
 static atomic64_t deter_rec_tx_orphan;	/* of those, found by 4-tuple */
@@ -602,11 +604,21 @@ static bool deter_rec_port_match(const struct sock *sk)
 	return false;
 }
 
-/* Decide whether to record a connection that is starting. */
-static void deter_rec_select(struct deter_sock *ds, const struct sock *sk)
+/*
+ * Decide whether to record a connection that is starting. @ipv4: it runs
+ * over IPv4 (an AF_INET6 socket with a v4-mapped peer does too); deter
+ * records nothing of IPv6 (its hooks, IP ID series and identity are
+ * IPv4's), and counts what it left out rather than log it wrong.
+ */
+static void deter_rec_select(struct deter_sock *ds, const struct sock *sk,
+			     bool ipv4)
 {
 	if (!READ_ONCE(deter_rec_armed) || !deter_rec_port_match(sk))
 		return;
+	if (!ipv4) {
+		atomic64_inc(&deter_rec_not_ipv4);
+		return;
+	}
 	deter_sampler_init(&ds->sampler, READ_ONCE(deter_rec_threshold_ns));
 	WRITE_ONCE(ds->rec, true);
 	atomic64_inc(&deter_rec_conns);
@@ -1320,7 +1332,7 @@ void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
 	 */
 	now = jiffies;
 	deter_rec_jif_set(now - (u32)((u32)now - tcp_sk(newsk)->lsndtime));
-	deter_rec_select(ds, newsk);
+	deter_rec_select(ds, newsk, skb->protocol == htons(ETH_P_IP));
 	if (skb->protocol == htons(ETH_P_IP)) {
 		ds->rx_ref = ntohs(ip_hdr(skb)->id);
 		ds->child_ipid = ds->rx_ref;
@@ -1445,6 +1457,18 @@ out_unlock:
 }
 
 /* inet_sock_set_state: connections start recording here. */
+/* A connecting socket's peer is IPv4: AF_INET, or v4-mapped AF_INET6. */
+static bool deter_rec_ipv4(const struct sock *sk)
+{
+	if (sk->sk_family == AF_INET)
+		return true;
+#if IS_ENABLED(CONFIG_IPV6)
+	return ipv6_addr_v4mapped(&sk->sk_v6_daddr);
+#else
+	return false;
+#endif
+}
+
 static void deter_rec_state(void *data, const struct sock *csk, int oldstate,
 			    int newstate)
 {
@@ -1459,7 +1483,7 @@ static void deter_rec_state(void *data, const struct sock *csk, int oldstate,
 			deter_replay_established(sk);
 	}
 	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT) {
-		deter_rec_select(ds, sk);
+		deter_rec_select(ds, sk, deter_rec_ipv4(sk));
 	} else if (newstate == TCP_ESTABLISHED && READ_ONCE(ds->rec)) {
 		/* Only the child that won the handshake gets here. */
 		if (ds->child)
@@ -1586,6 +1610,8 @@ void deter_rec_stats_show(struct seq_file *m)
 
 	seq_printf(m, "connections_recorded %lld\n",
 		   (long long)atomic64_read(&deter_rec_conns));
+	seq_printf(m, "connections_not_ipv4 %lld\n",
+		   (long long)atomic64_read(&deter_rec_not_ipv4));
 	for_each_possible_cpu(cpu)
 		events += per_cpu(deter_rec_events, cpu);
 	seq_printf(m, "events_emitted %llu\n", events);

@@ -34,6 +34,7 @@
 #include "rec_trace.h"
 
 #define REC_CONTROL "/sys/kernel/debug/deter/control"
+#define REC_STATS "/sys/kernel/debug/deter/stats"
 #define REC_DEFAULT_DIR "deter-logs"
 /* Per-CPU ring buffer: 16 MiB holds ~0.4 M events, seconds of line rate. */
 #define REC_BUFFER_KB 16384
@@ -173,6 +174,22 @@ static int rec_params_push(struct rec_params *rp)
 	return 0;
 }
 
+/* deter.ko's count @name in REC_STATS, or 0 if it has none. */
+static unsigned long long rec_stat(const char *name)
+{
+	unsigned long long v = 0, x;
+	char key[64];
+	FILE *f = fopen(REC_STATS, "r");
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %llu", key, &x) == 2)
+		if (!strcmp(key, name))
+			v = x;
+	fclose(f);
+	return v;
+}
+
 /*
  * Unblock the stop signals again; ones that arrived after the first are
  * consumed first, as they were ignored while recording wound down.
@@ -271,7 +288,7 @@ int rec_cmd_record(int argc, char **argv)
 	struct rec_params params = { 0 };
 	time_t params_at;
 	sigset_t stop, old;
-	unsigned long long lost;
+	unsigned long long lost, not_ipv4 = 0;
 	int c, ret = 1, len, blocked = 0, failed = 0;
 	unsigned int i;
 
@@ -347,6 +364,7 @@ int rec_cmd_record(int argc, char **argv)
 	len = snprintf(ctl, sizeof(ctl), "record %llu", th_us * 1000);
 	for (i = 0; i < nports; i++)
 		len += snprintf(ctl + len, sizeof(ctl) - len, " %u", ports[i]);
+	not_ipv4 = rec_stat("connections_not_ipv4");
 	if (rec_control("record", ctl))
 		goto out;
 	/* SIGINT and SIGTERM stop recording: wait for them as the poll tick. */
@@ -395,6 +413,10 @@ int rec_cmd_record(int argc, char **argv)
 		written, written == 1 ? "" : "s", dir, incomplete,
 		unwritten ? ", some not written (said above)" : "",
 		rec_trace_events(trace), lost);
+	not_ipv4 = rec_stat("connections_not_ipv4") - not_ipv4;
+	if (not_ipv4)
+		fprintf(stderr, "deter: %llu IPv6 connection%s not recorded (IPv4 only)\n",
+			not_ipv4, not_ipv4 == 1 ? "" : "s");
 	ret = lost || unwritten || failed ? 1 : 0;
 out:
 	if (blocked)

@@ -217,13 +217,24 @@ static void wl_keepalive(int fd, const struct wl_opts *o)
 	wl_setint(fd, IPPROTO_TCP, TCP_KEEPCNT, o->ka_cnt, "TCP_KEEPCNT");
 }
 
-static void wl_sockaddr(const struct wl_opts *o, struct sockaddr_in *sin)
+/* -b or -c ADDR, IPv4 or IPv6 (:: or ::ffff:a.b.c.d for IPv4 peers too). */
+static socklen_t wl_sockaddr(const struct wl_opts *o, struct sockaddr_storage *ss)
 {
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(o->port);
-	if (inet_pton(AF_INET, o->addr, &sin->sin_addr) != 1)
-		wl_die(2, "'%s' is not an IPv4 address", o->addr);
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, o->addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(o->port);
+		return sizeof(*sin);
+	}
+	if (inet_pton(AF_INET6, o->addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(o->port);
+		return sizeof(*sin6);
+	}
+	wl_die(2, "'%s' is not an IPv4 or IPv6 address", o->addr);
 }
 
 /* Calls that timed out (SO_RCVTIMEO, SO_SNDTIMEO) and were made again. */
@@ -358,21 +369,21 @@ static int wl_recv_all(int fd, char *buf, size_t len)
 
 static int wl_server(const struct wl_opts *o)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage sin;
+	socklen_t slen = wl_sockaddr(o, &sin);
 	unsigned long long total = 0, served = 0;
 	int lfd, fd, one = 1;
 	size_t bufsz;
 	char *buf;
 	ssize_t n;
 
-	wl_sockaddr(o, &sin);
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	lfd = socket(sin.ss_family, SOCK_STREAM, 0);
 	if (lfd < 0)
 		wl_die(1, "socket: %s", strerror(errno));
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	wl_sockopts(lfd, o);
 	wl_keepalive(lfd, o);
-	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 1))
+	if (bind(lfd, (struct sockaddr *)&sin, slen) || listen(lfd, 1))
 		wl_die(1, "bind/listen %s:%d: %s", o->addr, o->port, strerror(errno));
 	fd = accept(lfd, NULL, NULL);
 	if (fd < 0)
@@ -430,21 +441,21 @@ static int wl_server(const struct wl_opts *o)
 
 static int wl_client(const struct wl_opts *o)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage sin;
+	socklen_t slen = wl_sockaddr(o, &sin);
 	unsigned long long left;
 	unsigned int i;
 	size_t bufsz, chunk;
 	char *buf;
 	int fd;
 
-	wl_sockaddr(o, &sin);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
+	fd = socket(sin.ss_family, SOCK_STREAM, 0);
 	if (fd < 0)
 		wl_die(1, "socket: %s", strerror(errno));
 	wl_sockopts(fd, o);
 	if (o->signal_connect)
 		wl_signals(1);
-	while (connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+	while (connect(fd, (struct sockaddr *)&sin, slen)) {
 		if (errno == EINTR && o->signal_connect) {
 			wl_eintr_connect++;
 			if (o->connect_once)
