@@ -767,8 +767,13 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		printf(json ? "\"event\":\"call\",\"call\":\"%s\",\"bytes\":%llu," :
 			      "call       %s bytes %llu",
 		       rec_call_names[e->sub], (unsigned long long)e->a);
-		printf(json ? "\"flags\":%llu,\"tid\":%llu}\n" : " flags 0x%llx tid %llu\n",
-		       (unsigned long long)(e->b >> 32), (unsigned long long)(e->b & 0xffffffff));
+		printf(json ? "\"flags\":%llu," : " flags 0x%llx",
+		       (unsigned long long)(e->b >> 32));
+		/* MSG_SPLICE_PAGES: sendfile() or splice() */
+		if ((e->b >> 32) & 0x8000000)
+			printf(json ? "\"spliced\":true," : " (spliced)");
+		printf(json ? "\"tid\":%llu}\n" : " tid %llu\n",
+		       (unsigned long long)(e->b & 0xffffffff));
 		break;
 	case DETER_EV_CALL_DONE:
 		printf(json ? "\"event\":\"return\",\"call\":\"%s\",\"ret\":%lld}\n" :

@@ -16,6 +16,15 @@
  *             [the options the log has changed before the call]
  *             send | recv | shutdown | close  ->  compare with CALL_DONE
  *
+ * A send the log has with MSG_SPLICE_PAGES came from sendfile() or
+ * splice(): TCP took the file's pages into its segments rather than
+ * copying into its own page fragment, and the replay must too. The
+ * thread fills a pipe of its own with that many bytes from a memfd of
+ * zeros and splice()s them to the socket in one call, which reaches TCP
+ * as one such sendmsg() (MSG_MORE if the log has it). The bytes keep
+ * their place in the memfd as in one file sent front to back, from a page
+ * boundary (the original's file offset is not logged).
+ *
  * One generator thread per recorded thread, all started at once: the
  * order between threads is not ours to decide. deter.ko holds each call
  * until its turn in the recorded lock order, so the generator needs no
@@ -38,6 +47,8 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -77,6 +88,8 @@ struct replay_gen_ctx {
 	int fd;			/* the connection's socket */
 	uint8_t *sbuf;		/* zeros, the largest send of the plan */
 	size_t slen;		/* its length, bytes */
+	int mfd;		/* spliced sends' source: a memfd, or -1 */
+	size_t mlen;		/* its length: REPLAY_GEN_MEMFD */
 	uint64_t opt[DETER_CFG_MAX];	/* options as last set (0: never) */
 	pthread_mutex_t opt_lock;	/* serialises setting them */
 	pthread_mutex_t report_lock;	/* serialises report lines */
@@ -87,7 +100,15 @@ struct replay_gen_worker {
 	const struct replay_thread *t;
 	pthread_t thread;
 	int ret;		/* 0, or 1 once it reported D or E */
+	int pipe[2];		/* spliced sends go through it; -1 if none */
+	size_t inpipe;		/* bytes in it, not yet sent */
+	off_t moff;		/* where the next bytes come from in ctx->mfd */
 };
+
+/* MSG_SPLICE_PAGES (include/linux/socket.h): internal, not in libc's. */
+#define REPLAY_GEN_MSG_SPLICE	0x8000000
+/* The memfd spliced sends cycle through: a multiple of the page size. */
+#define REPLAY_GEN_MEMFD	(4u << 20)
 
 static void __attribute__((format(printf, 3, 4)))
 replay_gen_report(struct replay_gen_ctx *ctx, char kind, const char *fmt, ...)
@@ -325,6 +346,62 @@ static int replay_gen_config(struct replay_gen_ctx *ctx,
 	return r;
 }
 
+/*
+ * A spliced send of @c->arg bytes: top the pipe up to that many from the
+ * memfd, then one splice() to the socket. Return: as send() would.
+ */
+static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct replay_call *c)
+{
+	struct replay_gen_ctx *ctx = w->ctx;
+	ssize_t n;
+	size_t k;
+
+	while (w->inpipe < c->arg) {
+		k = c->arg - w->inpipe;
+		if (k > ctx->mlen - w->moff)
+			k = ctx->mlen - w->moff;
+		n = splice(ctx->mfd, &w->moff, w->pipe[1], NULL, k, 0);
+		if (n <= 0)
+			return n ? -1 : (errno = EIO, -1);
+		w->inpipe += n;
+		if ((size_t)w->moff == ctx->mlen)
+			w->moff = 0;
+	}
+	n = splice(w->pipe[0], NULL, ctx->fd, NULL, c->arg,
+		   c->flags & MSG_MORE ? SPLICE_F_MORE : 0);
+	if (n > 0)
+		w->inpipe -= n;
+	return n;
+}
+
+/* The pipe of a thread that splices; 0, or -1 after reporting E. */
+static int replay_gen_pipe(struct replay_gen_worker *w)
+{
+	size_t i, most = 0;
+	int sz;
+
+	w->pipe[0] = -1;
+	w->pipe[1] = -1;
+	for (i = 0; i < w->t->ncalls; i++)
+		if (w->t->calls[i].call == DETER_ABI_CALL_SENDMSG &&
+		    (w->t->calls[i].flags & REPLAY_GEN_MSG_SPLICE) && w->t->calls[i].arg > most)
+			most = w->t->calls[i].arg;
+	if (!most)
+		return 0;
+	if (w->ctx->mfd < 0) {
+		replay_gen_report(w->ctx, 'E', "spliced sends: no memfd to send from");
+		return -1;
+	}
+	sz = most > INT_MAX / 2 ? INT_MAX : (int)most;
+	if (pipe2(w->pipe, O_CLOEXEC) || fcntl(w->pipe[1], F_SETPIPE_SZ, sz) < 0) {
+		replay_gen_report(w->ctx, 'E',
+				  "thread %u: a pipe for spliced sends of up to %zu bytes: %s",
+				  w->t->tid, most, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static void *replay_gen_thread(void *arg)
 {
 	struct replay_gen_worker *w = arg;
@@ -347,6 +424,11 @@ static void *replay_gen_thread(void *arg)
 		w->ret = 1;
 		return NULL;
 	}
+	if (replay_gen_pipe(w)) {
+		munmap(rbuf, rlen);
+		w->ret = 1;
+		return NULL;
+	}
 	for (i = 0; i < w->t->ncalls; i++) {
 		const struct replay_call *c = &w->t->calls[i];
 
@@ -356,7 +438,10 @@ static void *replay_gen_thread(void *arg)
 		}
 		switch (c->call) {
 		case DETER_ABI_CALL_SENDMSG:
-			r = send(ctx->fd, ctx->sbuf, c->arg, c->flags);
+			if (c->flags & REPLAY_GEN_MSG_SPLICE)
+				r = replay_gen_splice(w, c);
+			else
+				r = send(ctx->fd, ctx->sbuf, c->arg, c->flags);
 			break;
 		case DETER_ABI_CALL_RECVMSG:
 			r = recv(ctx->fd, rbuf, c->arg, c->flags);
@@ -401,6 +486,10 @@ static void *replay_gen_thread(void *arg)
 		}
 	}
 	munmap(rbuf, rlen);
+	if (w->pipe[0] >= 0) {
+		close(w->pipe[0]);
+		close(w->pipe[1]);
+	}
 	return NULL;
 }
 
@@ -508,6 +597,27 @@ fail:
 	return -1;
 }
 
+/*
+ * The memfd spliced sends come from: REPLAY_GEN_MEMFD bytes of zeros,
+ * written (a hole would be spliced as the zero page, one page for all).
+ * Return: 0, or -1 after reporting E.
+ */
+static int replay_gen_memfd(struct replay_gen_ctx *ctx)
+{
+	static const uint8_t zeros[65536];
+	size_t done;
+
+	ctx->mlen = REPLAY_GEN_MEMFD;
+	ctx->mfd = memfd_create("deter-replay", MFD_CLOEXEC);
+	for (done = 0; ctx->mfd >= 0 && done < ctx->mlen; done += sizeof(zeros))
+		if (write(ctx->mfd, zeros, sizeof(zeros)) != (ssize_t)sizeof(zeros))
+			break;
+	if (ctx->mfd >= 0 && done == ctx->mlen)
+		return 0;
+	replay_gen_report(ctx, 'E', "memfd for spliced sends: %s", strerror(errno));
+	return -1;
+}
+
 /**
  * replay_gen_run() - issue one end's recorded socket calls
  * @cfg: the end and its plan
@@ -519,7 +629,8 @@ fail:
  */
 int replay_gen_run(const struct replay_gen_cfg *cfg)
 {
-	struct replay_gen_ctx ctx = { .cfg = cfg, .sbuf = MAP_FAILED, .slen = 1 };
+	struct replay_gen_ctx ctx = { .cfg = cfg, .sbuf = MAP_FAILED, .slen = 1, .mfd = -1 };
+	int splices = 0;
 	struct replay_gen_worker *w;
 	size_t i, j, started = 0;
 	int ret = 1, e;
@@ -529,9 +640,12 @@ int replay_gen_run(const struct replay_gen_cfg *cfg)
 	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < cfg->plan->nthreads; i++)
 		for (j = 0; j < cfg->plan->threads[i].ncalls; j++)
-			if (cfg->plan->threads[i].calls[j].call == DETER_ABI_CALL_SENDMSG &&
-			    cfg->plan->threads[i].calls[j].arg > ctx.slen)
-				ctx.slen = cfg->plan->threads[i].calls[j].arg;
+			if (cfg->plan->threads[i].calls[j].call == DETER_ABI_CALL_SENDMSG) {
+				if (cfg->plan->threads[i].calls[j].arg > ctx.slen)
+					ctx.slen = cfg->plan->threads[i].calls[j].arg;
+				if (cfg->plan->threads[i].calls[j].flags & REPLAY_GEN_MSG_SPLICE)
+					splices = 1;
+			}
 	ctx.sbuf = mmap(NULL, ctx.slen, PROT_READ,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	w = calloc(cfg->plan->nthreads ? cfg->plan->nthreads : 1, sizeof(*w));
@@ -540,6 +654,8 @@ int replay_gen_run(const struct replay_gen_cfg *cfg)
 				  strerror(errno));
 		goto out;
 	}
+	if (splices && replay_gen_memfd(&ctx))
+		goto out;
 	ctx.fd = replay_gen_open(&ctx);
 	if (ctx.fd < 0)
 		goto out;
@@ -564,6 +680,8 @@ int replay_gen_run(const struct replay_gen_cfg *cfg)
 out:
 	if (ctx.sbuf != MAP_FAILED)
 		munmap(ctx.sbuf, ctx.slen);
+	if (ctx.mfd >= 0)
+		close(ctx.mfd);
 	free(w);
 	return ret;
 }

@@ -8,6 +8,7 @@
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
+ *                [--sendfile]
  *   SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT]
  *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
  *                   [--linger2 S] [--linger S] [--thin-lto] [--max-pacing-rate BPS]
@@ -51,7 +52,8 @@
  * connection). --linger
  * sets SO_LINGER with S seconds; the bulk client then closes right
  * after its last send() (no shutdown(), no wait for the server's close)
- * and prints how long close() took as "close_ms N".
+ * and prints how long close() took as "close_ms N". The bulk client's
+ * --sendfile sends with sendfile() from a memfd instead of send().
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -67,6 +69,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -105,6 +109,7 @@ struct wl_opts {
 	int window_clamp;		/* server: TCP_WINDOW_CLAMP, 0 = default */
 	int nonblock;			/* O_NONBLOCK, poll() before calls */
 	int poll_out;			/* ... and before every send() */
+	int sendfile;			/* bulk client: sendfile() from a memfd */
 	unsigned int signal_us;		/* SIGALRM interval once connected, 0 = none */
 	int signal_connect;		/* client: ... from before connect() */
 	int connect_once;		/* ... and no connect() again after EINTR */
@@ -329,6 +334,42 @@ static int wl_again(int fd, ssize_t n, short events)
 	return 1;
 }
 
+/*
+ * --sendfile: a memfd of @len bytes of zeros, written (a hole would be
+ * spliced as the zero page), to sendfile() from.
+ */
+static int wl_sendfile_src(const char *buf, size_t bufsz, unsigned long long len)
+{
+	int mfd = memfd_create("tcpwl", 0);
+	size_t n;
+
+	if (mfd < 0)
+		wl_die(1, "memfd_create: %s", strerror(errno));
+	for (; len; len -= n) {
+		n = len < bufsz ? len : bufsz;
+		if (write(mfd, buf, n) != (ssize_t)n)
+			wl_die(1, "memfd write: %s", strerror(errno));
+	}
+	return mfd;
+}
+
+/* sendfile() @len bytes of @mfd from *@off on. */
+static void wl_sendfile_all(int fd, int mfd, off_t *off, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		if (wl_poll_out)
+			wl_poll(fd, POLLOUT);
+		n = sendfile(fd, mfd, off, len);
+		if (wl_again(fd, n, POLLOUT))
+			continue;
+		if (n <= 0)
+			wl_die(1, "sendfile: %s", n ? strerror(errno) : "end of file");
+		len -= n;
+	}
+}
+
 static void wl_send_all(int fd, const char *buf, size_t len)
 {
 	ssize_t n;
@@ -506,10 +547,18 @@ static int wl_client(const struct wl_opts *o)
 		if (o->rcvtimeo_ms || o->sndtimeo_ms)
 			printf("timeouts %llu\n", wl_timeouts);
 	} else {
+		int mfd = o->sendfile ? wl_sendfile_src(buf, bufsz, o->bytes) : -1;
+		off_t off = 0;
+
 		for (left = o->bytes; left; left -= chunk) {
 			chunk = left < o->io_size ? left : o->io_size;
-			wl_send_all(fd, buf, chunk);
+			if (mfd >= 0)
+				wl_sendfile_all(fd, mfd, &off, chunk);
+			else
+				wl_send_all(fd, buf, chunk);
 		}
+		if (mfd >= 0)
+			close(mfd);
 		if (o->linger >= 0) {
 			struct timespec t0, t1;
 
@@ -552,7 +601,7 @@ static void wl_usage(FILE *f)
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
-		"                    [--reset-opts]\n"
+		"                    [--reset-opts] [--sendfile]\n"
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--linger S]\n"
 		"                [--thin-lto]\n"
@@ -598,6 +647,7 @@ int main(int argc, char **argv)
 		{ "window-clamp", required_argument, NULL, 'W' },
 		{ "nonblock", no_argument, NULL, 'N' },
 		{ "poll-out", no_argument, NULL, 'o' },
+		{ "sendfile", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -728,6 +778,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			o.poll_out = 1;
+			break;
+		case 'j':
+			o.sendfile = 1;
 			break;
 		case 'Z':
 			o.signal_us = wl_num("--signal-us", optarg);
