@@ -360,7 +360,8 @@ static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct repla
 		k = c->arg - w->inpipe;
 		if (k > ctx->mlen - w->moff)
 			k = ctx->mlen - w->moff;
-		n = splice(ctx->mfd, &w->moff, w->pipe[1], NULL, k, 0);
+		/* Never waits: the pipe holds a call's bytes and a page more. */
+		n = splice(ctx->mfd, &w->moff, w->pipe[1], NULL, k, SPLICE_F_NONBLOCK);
 		if (n <= 0)
 			return n ? -1 : (errno = EIO, -1);
 		w->inpipe += n;
@@ -392,7 +393,8 @@ static int replay_gen_pipe(struct replay_gen_worker *w)
 		replay_gen_report(w->ctx, 'E', "spliced sends: no memfd to send from");
 		return -1;
 	}
-	sz = most > INT_MAX / 2 ? INT_MAX : (int)most;
+	/* Bytes left from a call cut short start mid-page: room for both ends. */
+	sz = most > INT_MAX / 4 ? INT_MAX : (int)(most + 2 * 4096);
 	if (pipe2(w->pipe, O_CLOEXEC) || fcntl(w->pipe[1], F_SETPIPE_SZ, sz) < 0) {
 		replay_gen_report(w->ctx, 'E',
 				  "thread %u: a pipe for spliced sends of up to %zu bytes: %s",
