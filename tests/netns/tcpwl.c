@@ -53,7 +53,8 @@
  * sets SO_LINGER with S seconds; the bulk client then closes right
  * after its last send() (no shutdown(), no wait for the server's close)
  * and prints how long close() took as "close_ms N". The bulk client's
- * --sendfile sends with sendfile() from a memfd instead of send().
+ * --sendfile sends with sendfile() from a memfd instead of send();
+ * --sendfile-at OFF from offset OFF of it on.
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -110,6 +111,7 @@ struct wl_opts {
 	int nonblock;			/* O_NONBLOCK, poll() before calls */
 	int poll_out;			/* ... and before every send() */
 	int sendfile;			/* bulk client: sendfile() from a memfd */
+	unsigned long sendfile_at;	/* ... from this offset in it on */
 	unsigned int signal_us;		/* SIGALRM interval once connected, 0 = none */
 	int signal_connect;		/* client: ... from before connect() */
 	int connect_once;		/* ... and no connect() again after EINTR */
@@ -547,8 +549,9 @@ static int wl_client(const struct wl_opts *o)
 		if (o->rcvtimeo_ms || o->sndtimeo_ms)
 			printf("timeouts %llu\n", wl_timeouts);
 	} else {
-		int mfd = o->sendfile ? wl_sendfile_src(buf, bufsz, o->bytes) : -1;
-		off_t off = 0;
+		int mfd = o->sendfile ? wl_sendfile_src(buf, bufsz,
+							 o->bytes + o->sendfile_at) : -1;
+		off_t off = o->sendfile_at;
 
 		for (left = o->bytes; left; left -= chunk) {
 			chunk = left < o->io_size ? left : o->io_size;
@@ -601,7 +604,7 @@ static void wl_usage(FILE *f)
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
-		"                    [--reset-opts] [--sendfile]\n"
+		"                    [--reset-opts] [--sendfile] [--sendfile-at OFF]\n"
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--linger S]\n"
 		"                [--thin-lto]\n"
@@ -648,6 +651,7 @@ int main(int argc, char **argv)
 		{ "nonblock", no_argument, NULL, 'N' },
 		{ "poll-out", no_argument, NULL, 'o' },
 		{ "sendfile", no_argument, NULL, 'j' },
+		{ "sendfile-at", required_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -781,6 +785,10 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			o.sendfile = 1;
+			break;
+		case 'q':
+			o.sendfile = 1;
+			o.sendfile_at = wl_num("--sendfile-at", optarg);
 			break;
 		case 'Z':
 			o.signal_us = wl_num("--signal-us", optarg);
