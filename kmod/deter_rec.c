@@ -1456,7 +1456,6 @@ out_unlock:
 	rcu_read_unlock();
 }
 
-/* inet_sock_set_state: connections start recording here. */
 /* A connecting socket's peer is IPv4: AF_INET, or v4-mapped AF_INET6. */
 static bool deter_rec_ipv4(const struct sock *sk)
 {
@@ -1469,6 +1468,7 @@ static bool deter_rec_ipv4(const struct sock *sk)
 #endif
 }
 
+/* inet_sock_set_state: connections start recording here. */
 static void deter_rec_state(void *data, const struct sock *csk, int oldstate,
 			    int newstate)
 {
