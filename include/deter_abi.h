@@ -75,6 +75,13 @@ enum {
  *   CONFIG           enum deter_cfg    value               0
  *   VALUE            enum deter_abi_value  see there          0
  */
+
+/*
+ * A CALL's flags are the call's msg_flags, the kernel's own included:
+ * MSG_SPLICE_PAGES (include/linux/socket.h, not in libc) marks a send
+ * that sendfile() or splice() made, whose pages TCP took as they were.
+ */
+#define DETER_MSG_SPLICE_PAGES	0x8000000
 enum deter_ev_type {
 	DETER_EV_LOCK = 1,
 	DETER_EV_RX,

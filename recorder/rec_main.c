@@ -769,8 +769,7 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		       rec_call_names[e->sub], (unsigned long long)e->a);
 		printf(json ? "\"flags\":%llu," : " flags 0x%llx",
 		       (unsigned long long)(e->b >> 32));
-		/* MSG_SPLICE_PAGES: sendfile() or splice() */
-		if ((e->b >> 32) & 0x8000000)
+		if ((e->b >> 32) & DETER_MSG_SPLICE_PAGES)
 			printf(json ? "\"spliced\":true," : " (spliced)");
 		printf(json ? "\"tid\":%llu}\n" : " tid %llu\n",
 		       (unsigned long long)(e->b & 0xffffffff));

@@ -100,13 +100,12 @@ struct replay_gen_worker {
 	const struct replay_thread *t;
 	pthread_t thread;
 	int ret;		/* 0, or 1 once it reported D or E */
+	size_t splice_most;	/* its largest spliced send, 0 if none */
 	int pipe[2];		/* spliced sends go through it; -1 if none */
 	size_t inpipe;		/* bytes in it, not yet sent */
 	off_t moff;		/* where the next bytes come from in ctx->mfd */
 };
 
-/* MSG_SPLICE_PAGES (include/linux/socket.h): internal, not in libc's. */
-#define REPLAY_GEN_MSG_SPLICE	0x8000000
 /* The memfd spliced sends cycle through: a multiple of the page size. */
 #define REPLAY_GEN_MEMFD	(4u << 20)
 
@@ -378,15 +377,11 @@ static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct repla
 /* The pipe of a thread that splices; 0, or -1 after reporting E. */
 static int replay_gen_pipe(struct replay_gen_worker *w)
 {
-	size_t i, most = 0;
+	size_t most = w->splice_most;
 	int sz;
 
 	w->pipe[0] = -1;
 	w->pipe[1] = -1;
-	for (i = 0; i < w->t->ncalls; i++)
-		if (w->t->calls[i].call == DETER_ABI_CALL_SENDMSG &&
-		    (w->t->calls[i].flags & REPLAY_GEN_MSG_SPLICE) && w->t->calls[i].arg > most)
-			most = w->t->calls[i].arg;
 	if (!most)
 		return 0;
 	if (w->ctx->mfd < 0) {
@@ -440,7 +435,7 @@ static void *replay_gen_thread(void *arg)
 		}
 		switch (c->call) {
 		case DETER_ABI_CALL_SENDMSG:
-			if (c->flags & REPLAY_GEN_MSG_SPLICE)
+			if (c->flags & DETER_MSG_SPLICE_PAGES)
 				r = replay_gen_splice(w, c);
 			else
 				r = send(ctx->fd, ctx->sbuf, c->arg, c->flags);
@@ -632,25 +627,29 @@ static int replay_gen_memfd(struct replay_gen_ctx *ctx)
 int replay_gen_run(const struct replay_gen_cfg *cfg)
 {
 	struct replay_gen_ctx ctx = { .cfg = cfg, .sbuf = MAP_FAILED, .slen = 1, .mfd = -1 };
-	int splices = 0;
 	struct replay_gen_worker *w;
 	size_t i, j, started = 0;
-	int ret = 1, e;
+	int ret = 1, e, splices = 0;
 
 	pthread_mutex_init(&ctx.report_lock, NULL);
 	pthread_mutex_init(&ctx.opt_lock, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < cfg->plan->nthreads; i++)
-		for (j = 0; j < cfg->plan->threads[i].ncalls; j++)
-			if (cfg->plan->threads[i].calls[j].call == DETER_ABI_CALL_SENDMSG) {
-				if (cfg->plan->threads[i].calls[j].arg > ctx.slen)
-					ctx.slen = cfg->plan->threads[i].calls[j].arg;
-				if (cfg->plan->threads[i].calls[j].flags & REPLAY_GEN_MSG_SPLICE)
-					splices = 1;
+	w = calloc(cfg->plan->nthreads ? cfg->plan->nthreads : 1, sizeof(*w));
+	for (i = 0; w && i < cfg->plan->nthreads; i++)
+		for (j = 0; j < cfg->plan->threads[i].ncalls; j++) {
+			const struct replay_call *c = &cfg->plan->threads[i].calls[j];
+
+			if (c->call != DETER_ABI_CALL_SENDMSG)
+				continue;
+			if (c->arg > ctx.slen)
+				ctx.slen = c->arg;
+			if ((c->flags & DETER_MSG_SPLICE_PAGES) && c->arg > w[i].splice_most) {
+				w[i].splice_most = c->arg;
+				splices = 1;
 			}
+		}
 	ctx.sbuf = mmap(NULL, ctx.slen, PROT_READ,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	w = calloc(cfg->plan->nthreads ? cfg->plan->nthreads : 1, sizeof(*w));
 	if (ctx.sbuf == MAP_FAILED || !w) {
 		replay_gen_report(&ctx, 'E', "%zu-byte send buffer: %s", ctx.slen,
 				  strerror(errno));

@@ -45,26 +45,10 @@ rc=$?
 echo "$BETA_ORIG" > $CUBIC/beta
 if [ $rc -eq 0 ]; then
 	CHECK_RC=0
-	B_ID=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
-	for id in "$ID" "$B_ID"; do
-		"$DETER" show -d "$LOGS" "$id" > "$TB_TMP/show-$id.txt"
-		for kv in "beta = 512" "hystart = 0"; do
-			grep -q "^ *[0-9]*  config     sysctl tcp_cubic.$kv$" "$TB_TMP/show-$id.txt"
-			check_err $? "log $id has no tcp_cubic.$kv: $(grep tcp_cubic "$TB_TMP/show-$id.txt")"
-		done
-		[ "$(grep -c tcp_cubic "$TB_TMP/show-$id.txt")" -eq 2 ]
-		check_err $? "log $id has other parameters: $(grep tcp_cubic "$TB_TMP/show-$id.txt")"
-	done
+	params_check "tcp_cubic.beta = 512" "tcp_cubic.hystart = 0"
 	log_test $CHECK_RC "cc_params: both logs have tcp_cubic beta 512 and hystart 0, and no other parameter"
 
-	CHECK_RC=0
-	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" --pcap "$TB_TMP/r/r" --keep-host-sysctls \
-		> "$TB_TMP/replay.out" 2>&1
-	rc=$?
-	egress_diff "$TB_TMP/r" a "$TB_TMP/a.truth"
-	[ $rc -ne 0 ] && [ -s "$TB_TMP/r/a.diff" ]
-	check_err $? "with the defaults, deter replay exited $rc and A's egress $([ -s "$TB_TMP/r/a.diff" ] || echo "did not ")differ: $(tail -2 "$TB_TMP/replay.out")"
-	log_test $CHECK_RC "cc_params: with the host's parameters kept, the replay diverges ($(tail -1 "$TB_TMP/replay.out" | cut -c1-120))"
+	keep_host_diverges cc_params
 
 	scenario_replays cc_params cubic_restored
 fi

@@ -53,29 +53,13 @@ echo "$BETA_ORIG" > $BIC/beta
 echo "$TOL_ORIG" > $CDG/use_tolerance
 if [ $rc -eq 0 ]; then
 	CHECK_RC=0
-	B_ID=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
-	for id in "$ID" "$B_ID"; do
-		"$DETER" show -d "$LOGS" "$id" > "$TB_TMP/show-$id.txt"
-		for kv in "tcp_bic.beta = 512" "tcp_cdg.use_tolerance = 1"; do
-			grep -q "^ *[0-9]*  config     sysctl $kv$" "$TB_TMP/show-$id.txt"
-			check_err $? "log $id has no $kv: $(grep 'sysctl tcp_' "$TB_TMP/show-$id.txt")"
-		done
-		[ "$(grep -c 'sysctl tcp_[a-z]*\.' "$TB_TMP/show-$id.txt")" -eq 2 ]
-		check_err $? "log $id has other parameters: $(grep 'sysctl tcp_' "$TB_TMP/show-$id.txt")"
-	done
+	params_check "tcp_bic.beta = 512" "tcp_cdg.use_tolerance = 1"
 	grep -q '^started .* cc bic,' "$TB_TMP/show-$ID.txt" &&
 		grep -q '^started .* cc cdg,' "$TB_TMP/show-$B_ID.txt"
 	check_err $? "the logs do not say bic and cdg: $(grep -h '^started' "$TB_TMP/show-$ID.txt" "$TB_TMP/show-$B_ID.txt")"
 	log_test $CHECK_RC "cc_params_bic: both logs have tcp_bic beta 512 and tcp_cdg use_tolerance 1, and no other parameter"
 
-	CHECK_RC=0
-	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" --pcap "$TB_TMP/r/r" --keep-host-sysctls \
-		> "$TB_TMP/replay.out" 2>&1
-	rc=$?
-	egress_diff "$TB_TMP/r" a "$TB_TMP/a.truth"
-	[ $rc -ne 0 ] && [ -s "$TB_TMP/r/a.diff" ]
-	check_err $? "with the defaults, deter replay exited $rc and A's egress $([ -s "$TB_TMP/r/a.diff" ] || echo "did not ")differ: $(tail -2 "$TB_TMP/replay.out")"
-	log_test $CHECK_RC "cc_params_bic: with the host's parameters kept, the replay diverges ($(tail -1 "$TB_TMP/replay.out" | cut -c1-120))"
+	keep_host_diverges cc_params_bic
 
 	REPLAY_ARGS="-v $REPLAY_ARGS"
 	scenario_replays cc_params_bic params_restored

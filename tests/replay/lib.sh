@@ -235,6 +235,41 @@ calls_check() {
 	log_test $CHECK_RC "$1: the logs have the $total calls = $2 tcpwl saw"
 }
 
+# params_check KV...: A's log ($ID) and B's (found into B_ID) each have
+# every congestion-control parameter KV ("tcp_cubic.beta = 512") as a
+# CONFIG SYSCTL, and no other; deter show's output is left in
+# $TB_TMP/show-ID.txt. Adds to CHECK_RC.
+params_check() {
+	local id kv
+
+	B_ID=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+	for id in "$ID" "$B_ID"; do
+		"$DETER" show -d "$LOGS" "$id" > "$TB_TMP/show-$id.txt"
+		for kv in "$@"; do
+			grep -q "^ *[0-9]*  config     sysctl $kv$" "$TB_TMP/show-$id.txt"
+			check_err $? "log $id has no $kv: $(grep 'sysctl tcp_' "$TB_TMP/show-$id.txt")"
+		done
+		[ "$(grep -c 'config     sysctl tcp_[a-z]*\.' "$TB_TMP/show-$id.txt")" -eq $# ]
+		check_err $? "log $id has other parameters: $(grep 'sysctl tcp_' "$TB_TMP/show-$id.txt")"
+	done
+}
+
+# keep_host_diverges NAME: replayed with the host's own settings
+# (--keep-host-sysctls), $ID must not verify, and A's egress must differ
+# from what tcpdump saw.
+keep_host_diverges() {
+	local rc
+
+	CHECK_RC=0
+	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" --pcap "$TB_TMP/r/r" --keep-host-sysctls \
+		> "$TB_TMP/replay.out" 2>&1
+	rc=$?
+	egress_diff "$TB_TMP/r" a "$TB_TMP/a.truth"
+	[ $rc -ne 0 ] && [ -s "$TB_TMP/r/a.diff" ]
+	check_err $? "with the defaults, deter replay exited $rc and A's egress $([ -s "$TB_TMP/r/a.diff" ] || echo "did not ")differ: $(tail -2 "$TB_TMP/replay.out")"
+	log_test $CHECK_RC "$1: with the host's parameters kept, the replay diverges ($(tail -1 "$TB_TMP/replay.out" | cut -c1-120))"
+}
+
 # scenario_replays NAME [AFTER ARGS...]: scenario_replay REPLAYS times;
 # after each, the command AFTER ARGS I if given.
 scenario_replays() {
