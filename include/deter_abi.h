@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 11,
+	DETER_ABI_VERSION = 12,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
@@ -37,7 +37,10 @@ enum {
 	 * replay cannot place (it refuses those). 11 adds RX's CTL bit: a
 	 * segment the peer's control socket sent for its time-wait socket,
 	 * with its TS value, which older logs count in the IP ID series (a
-	 * gap up to its ID 0, reported as drops).
+	 * gap up to its ID 0, reported as drops). 12 adds a spliced
+	 * send's pages, b of its CALL_DONE (DETER_SPLICE_*), which older
+	 * logs lack (their replays lay the bytes out from offset 0 of a
+	 * page, one file front to back).
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };
@@ -69,7 +72,8 @@ enum {
  *   RX               0                 packet index        ECN bits | flags
  *   NET              enum deter_net    packet index        count
  *   CALL             enum deter_abi_call bytes asked       flags << 32 | tid
- *   CALL_DONE        enum deter_abi_call return value (s64)  0
+ *   CALL_DONE        enum deter_abi_call return value (s64)  0; a spliced
+ *                                                          send's pages
  *   SAMPLE           0                 packet index        send time, ns
  *                                       (gap_q10 in c of the raw event)
  *   CONFIG           enum deter_cfg    value               0
@@ -82,6 +86,31 @@ enum {
  * that sendfile() or splice() made, whose pages TCP took as they were.
  */
 #define DETER_MSG_SPLICE_PAGES	0x8000000
+
+/*
+ * The pages a spliced send handed TCP (format 12), b of its CALL_DONE.
+ * TCP takes them into its segments as they are, a fragment per page
+ * (skb_splice_from_iter()), and merges a page's bytes with the previous
+ * fragment's when they follow on in the same page, so where the bytes
+ * start and whether they go on from the previous spliced send decide
+ * where skbs end, what SACK can shift and what the receiver coalesces.
+ * A file's pages (sendfile(), or splice() from a pipe a file filled) are
+ * known from the first byte's offset in its page and the bytes asked:
+ * every later page starts at 0, every earlier one is used to its end.
+ *   OFF     the first byte's offset in its page
+ *   KNOWN   deter.ko saw the pages (0: it did not, the rest means nothing)
+ *   CONT    the first byte follows on from the last byte the previous
+ *           spliced send had TCP take, in the same page
+ *   OTHER   not a file's layout (a page starts past 0 or ends short
+ *           inside the send, e.g. a socket's received bytes spliced on,
+ *           or more than DETER_SPLICE_MAX_PAGES pages); the pages are then
+ *           not logged, and a replay cannot lay the bytes out so
+ */
+#define DETER_SPLICE_OFF	0xffffULL
+#define DETER_SPLICE_KNOWN	0x10000ULL
+#define DETER_SPLICE_CONT	0x20000ULL
+#define DETER_SPLICE_OTHER	0x40000ULL
+#define DETER_SPLICE_MAX_PAGES	64
 enum deter_ev_type {
 	DETER_EV_LOCK = 1,
 	DETER_EV_RX,

@@ -26,12 +26,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/bvec.h>
 #include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
 #include <net/deter.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
@@ -183,6 +186,129 @@ void deter_conn_sk_destroy(struct sock *sk)
 	deter_conn_unhash(ds);
 	spin_unlock_bh(&deter_conn_lock);
 	deter_conn_detach(ds);
+}
+
+/*
+ * The page and offset of byte @at of a spliced send's bytes, which
+ * start @skip bytes into @bv[0]. Return: false past its end, or past
+ * DETER_SPLICE_MAX_PAGES bvecs (the caller then says OTHER).
+ */
+static bool deter_sp_locate(const struct bio_vec *bv, unsigned long nr,
+			    size_t skip, size_t at, const struct page **page,
+			    u32 *off)
+{
+	unsigned long i;
+
+	for (i = 0; i < nr && i < DETER_SPLICE_MAX_PAGES; i++, bv++) {
+		size_t len = bv->bv_len - skip;
+
+		if (at < len) {
+			size_t o = bv->bv_offset + skip + at;
+
+			*page = nth_page(bv->bv_page, o / PAGE_SIZE);
+			*off = o % PAGE_SIZE;
+			return true;
+		}
+		at -= len;
+		skip = 0;
+	}
+	return false;
+}
+
+/*
+ * Whether the @len bytes from @skip into @bv lie as a file's would: each
+ * page but the first from its start, each but the last to its end.
+ */
+static bool deter_sp_file_like(const struct bio_vec *bv, unsigned long nr,
+			       size_t skip, size_t len)
+{
+	unsigned int pages = 0;
+	bool short_end = false;
+
+	for (; len && nr; bv++, nr--) {
+		size_t o = bv->bv_offset + skip;
+		size_t n = min_t(size_t, bv->bv_len - skip, len);
+
+		skip = 0;
+		while (n) {
+			size_t part = min_t(size_t, n, PAGE_SIZE - o % PAGE_SIZE);
+
+			if (short_end || (pages && o % PAGE_SIZE) ||
+			    ++pages > DETER_SPLICE_MAX_PAGES)
+				return false;
+			short_end = (o + part) % PAGE_SIZE != 0;
+			o += part;
+			n -= part;
+			len -= part;
+		}
+	}
+	return !len;
+}
+
+/**
+ * deter_conn_send_pages() - a send is about to reach tcp_sendmsg_locked()
+ * @ds: the sending socket's state; its owner calls
+ * @msg: the send; valid until the call's deter_conn_send_pages_done()
+ *
+ * For a spliced send (MSG_SPLICE_PAGES over bvecs), work out its layout
+ * (DETER_SPLICE_*), record and replay alike: the pages TCP is handed
+ * decide how it merges and splits them. A bounded walk over at most
+ * DETER_SPLICE_MAX_PAGES pages, twice; sends that copy cost a test.
+ */
+void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg)
+{
+	const struct iov_iter *it = &msg->msg_iter;
+	size_t len = iov_iter_count(it);
+	const struct page *page;
+	u32 off;
+
+	ds->sp_bvec = NULL;
+	if (!(msg->msg_flags & MSG_SPLICE_PAGES) || !iov_iter_is_bvec(it) ||
+	    !len)
+		return;
+	ds->sp_bvec = it->bvec;
+	ds->sp_nr = it->nr_segs;
+	ds->sp_skip = it->iov_offset;
+	if (!deter_sp_file_like(it->bvec, it->nr_segs, it->iov_offset, len) ||
+	    !deter_sp_locate(it->bvec, it->nr_segs, it->iov_offset, 0, &page,
+			     &off)) {
+		ds->sp_layout = DETER_SPLICE_KNOWN | DETER_SPLICE_OTHER;
+		return;
+	}
+	ds->sp_layout = DETER_SPLICE_KNOWN | off;
+	if (page == ds->sp_page && off == ds->sp_end)
+		ds->sp_layout |= DETER_SPLICE_CONT;
+}
+
+/**
+ * deter_conn_send_pages_done() - the send deter_conn_send_pages() saw
+ *	returned
+ * @ds: the socket's state
+ * @ret: what tcp_sendmsg_locked() returned: the bytes TCP took, or an error
+ *
+ * Note where the bytes TCP took stopped, for the next spliced send's
+ * CONT.
+ *
+ * Return: the send's layout, 0 if it was no spliced send.
+ */
+u64 deter_conn_send_pages_done(struct deter_sock *ds, s64 ret)
+{
+	const struct page *page;
+	u32 off;
+
+	if (!ds->sp_bvec)
+		return 0;
+	if (ret > 0) {
+		if (deter_sp_locate(ds->sp_bvec, ds->sp_nr, ds->sp_skip,
+				    ret - 1, &page, &off)) {
+			ds->sp_page = page;
+			ds->sp_end = off + 1;
+		} else {
+			ds->sp_page = NULL;
+		}
+	}
+	ds->sp_bvec = NULL;
+	return ds->sp_layout;
 }
 
 /**

@@ -134,6 +134,18 @@ struct deter_sock {
 	/* owner only: page-fragment refills that kept going, in a row */
 	u32 pf_same;
 	bool pf_seen;			/* a refill was logged */
+	/*
+	 * Owner only: the spliced send under way (deter_conn_send_pages()),
+	 * from its start to its CALL_DONE: its bvecs as it began, their
+	 * layout (DETER_SPLICE_*); and where the last spliced send's bytes
+	 * stopped, a page (compared, never used) and the offset after them.
+	 */
+	const struct bio_vec *sp_bvec;
+	unsigned long sp_nr;
+	size_t sp_skip;
+	u64 sp_layout;
+	const struct page *sp_page;
+	u32 sp_end;
 
 	/* configuration last recorded, under the socket lock */
 	u64 cfg[DETER_CFG_MAX];		/* by enum deter_cfg (SYSCTL: unused) */
@@ -195,6 +207,9 @@ static inline u32 deter_conn_negotiated(const struct tcp_sock *tp)
 	       (tp->ecn_flags & TCP_ECN_OK ? DETER_CONN_ECN : 0) |
 	       (tp->rx_opt.wscale_ok ? DETER_CONN_WSCALE : 0);
 }
+
+void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg);
+u64 deter_conn_send_pages_done(struct deter_sock *ds, s64 ret);
 
 void deter_conn_hash(struct deter_sock *ds);
 struct deter_sock *deter_conn_lookup(const struct net *net, __be32 saddr,

@@ -103,8 +103,22 @@ static void deter_op_call(struct sock *sk, enum deter_call call, u64 arg,
 static void deter_op_call_done(struct sock *sk, enum deter_call call,
 			       s64 ret)
 {
-	if (!deter_replay_active() || !deter_replay_sk_call_done(sk, call, ret))
-		deter_rec_sk_call_done(sk, call, ret);
+	struct deter_sock *ds = deter_conn_get(sk);
+	u64 pages = 0;
+
+	if (ds && call == DETER_CALL_SENDMSG)
+		pages = deter_conn_send_pages_done(ds, ret);
+	if (!deter_replay_active() ||
+	    !deter_replay_sk_call_done(sk, call, ret, pages))
+		deter_rec_sk_call_done(sk, call, ret, pages);
+}
+
+static void deter_op_send_pages(struct sock *sk, const struct msghdr *msg)
+{
+	struct deter_sock *ds = deter_conn_get(sk);
+
+	if (ds)
+		deter_conn_send_pages(ds, msg);
 }
 
 static void deter_op_icmp(struct sock *sk, const struct sk_buff *skb,
@@ -148,6 +162,7 @@ static const struct deter_ops deter_tcp_ops = {
 	.value		= deter_op_value,
 	.jiffies	= deter_op_jiffies,
 	.sk_icmp	= deter_op_icmp,
+	.sk_send_pages	= deter_op_send_pages,
 	.owner		= THIS_MODULE,
 };
 

@@ -1271,7 +1271,8 @@ void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 		       (u64)flags << 32 | (u32)task_pid_nr(current), 0);
 }
 
-void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret)
+void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret,
+			    u64 pages)
 {
 	struct deter_sock *ds = deter_rec_get(sk);
 	u32 seq;
@@ -1279,7 +1280,7 @@ void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret)
 	if (!ds || WARN_ON_ONCE(call >= DETER_CALL_MAX))
 		return;
 	seq = deter_rec_emit(ds, DETER_EV_CALL_DONE, deter_rec_call_abi[call],
-			     (u64)ret, 0, 0);
+			     (u64)ret, pages, 0);
 	deter_rec_checkpoint(ds, sk, seq);
 }
 

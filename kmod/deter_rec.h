@@ -51,7 +51,8 @@ bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag);
 void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb);
 void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 		       u32 flags);
-void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret);
+void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret,
+			    u64 pages);
 void deter_rec_sk_icmp(struct sock *sk, const struct sk_buff *skb, u32 info);
 
 unsigned long deter_rec_jiffies_read(void);

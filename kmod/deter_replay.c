@@ -1095,8 +1095,29 @@ bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
 	return true;
 }
 
+/* A spliced send's pages (DETER_SPLICE_*) in words. */
+static void deter_rpl_pages(u64 pages, char *buf, size_t len)
+{
+	if (!(pages & DETER_SPLICE_KNOWN))
+		snprintf(buf, len, "none (no spliced send)");
+	else if (pages & DETER_SPLICE_OTHER)
+		snprintf(buf, len, "not a file's");
+	else
+		snprintf(buf, len, "from offset %llu%s", pages & DETER_SPLICE_OFF,
+			 pages & DETER_SPLICE_CONT ? " on from the last" : "");
+}
+
+/**
+ * deter_replay_sk_call_done() - a replayed socket call returned
+ * @sk: the socket, owned by the caller
+ * @call: the call
+ * @ret: what it returned
+ * @pages: a send's pages, as deter_conn_send_pages_done() found them
+ *
+ * Return: false if @sk is not replayed (record it).
+ */
 bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
-			       s64 ret)
+			       s64 ret, u64 pages)
 {
 	struct deter_rpl *rpl = deter_rpl_get(sk);
 	const struct deter_replay_ev *e, *next;
@@ -1113,6 +1134,14 @@ bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
 	} else if ((s64)e->a != ret) {
 		deter_rpl_diverge(rpl, "event %u: call %u expected to return %lld, got %lld",
 				  e->seq, e->sub, (s64)e->a, ret);
+	} else if (e->b & DETER_SPLICE_KNOWN && e->b != pages) {
+		char want[40], found[40];
+
+		/* Logs of format 12 on; where TCP merges and splits them. */
+		deter_rpl_pages(e->b, want, sizeof(want));
+		deter_rpl_pages(pages, found, sizeof(found));
+		deter_rpl_diverge(rpl, "event %u: a spliced send's pages expected %s, found %s",
+				  e->seq, want, found);
 	} else {
 		next = deter_rpl_at(rpl, i + 1);
 		if (next && next->type == DETER_EV_STATE && !next->sub &&

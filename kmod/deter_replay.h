@@ -48,7 +48,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken);
 bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg);
 bool deter_replay_sk_icmp(struct sock *sk);
 bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
-			       s64 ret);
+			       s64 ret, u64 pages);
 bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 			enum deter_value what, u64 *val);
 bool deter_replay_jiffies(unsigned long *now);

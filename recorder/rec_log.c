@@ -13,7 +13,9 @@
  *              (expected idx = previous RX's idx + its segs)
  *   NET        zigzag(idx - last RX idx), count
  *   CALL       bytes, flags << 32 | tid      -- or CALLREF: dictionary index
- *   CALL_DONE  zigzag(ret - the last same CALL's bytes): 0 when all done
+ *   CALL_DONE  zigzag(ret - the last same CALL's bytes): 0 when all done.
+ *              Format 12: that << 1 | 1 if b follows (a spliced send's
+ *              pages, DETER_SPLICE_*; nonzero), else << 1
  *   SAMPLE     idx - previous sample idx, time, gap (m << 6 | tz for
  *              m << tz: deter.ko picks round gaps). The time (format 6)
  *              is a reference byte in a stream of its own, then
@@ -454,6 +456,13 @@ static void rec_log_dict_add(struct rec_log_ctx *c, uint64_t a, uint64_t b)
 		c->ndict++;
 }
 
+/* A CALL_DONE's result against its call's bytes, as zigzag. */
+static uint64_t rec_log_done_zz(const struct rec_log_ctx *c, const struct rec_ev *e)
+{
+	return rec_zigzag_encode(e->a - (e->sub < DETER_ABI_CALL_MAX ?
+					 c->call_bytes[e->sub] : 0));
+}
+
 /* Update the context with an event just encoded or decoded. */
 static void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 			      const struct rec_state *st)
@@ -741,7 +750,9 @@ int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
 		}
 		r |= rec_log_enc_run_end(enc);
 		if (e->sub > 15 || e->type == REC_LOG_RUN ||
-		    e->type > DETER_EV_LAST || e->seq <= c->seq) {
+		    e->type > DETER_EV_LAST || e->seq <= c->seq ||
+		    (e->type == DETER_EV_CALL_DONE && version >= 12 &&
+		     rec_log_done_zz(c, e) >> 63)) {
 			r = -2;
 			break;
 		}
@@ -795,8 +806,13 @@ int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
 			break;
 		case DETER_EV_CALL_DONE:
 			/* Mostly all the bytes asked: 0. */
-			r |= rec_buf_varint(b, rec_zigzag_encode(e->a -
-				(e->sub < DETER_ABI_CALL_MAX ? c->call_bytes[e->sub] : 0)));
+			if (version < 12) {
+				r |= rec_buf_varint(b, rec_log_done_zz(c, e));
+				break;
+			}
+			r |= rec_buf_varint(b, rec_log_done_zz(c, e) << 1 | !!e->b);
+			if (e->b)
+				r |= rec_buf_varint(b, e->b);
 			break;
 		case DETER_EV_SAMPLE: {
 			unsigned int ref = rec_smp_ref(c, e->b);
@@ -1320,6 +1336,19 @@ next_chunk:
 		case DETER_EV_CALL_DONE:
 			if (rec_log_get(rs, &v, "call result"))
 				goto fail;
+			if (version >= 12) {
+				if (v & 1 && rec_log_get(rs, &e.b, "spliced send's pages"))
+					goto fail;
+				if (v & 1 && (e.sub != DETER_ABI_CALL_SENDMSG ||
+					      !(e.b & DETER_SPLICE_KNOWN) ||
+					      e.b & ~(DETER_SPLICE_OFF | DETER_SPLICE_KNOWN |
+						      DETER_SPLICE_CONT | DETER_SPLICE_OTHER))) {
+					rec_err(err, "body+%zu: bad spliced send's pages %#llx",
+						at, (unsigned long long)e.b);
+					goto fail;
+				}
+				v >>= 1;
+			}
 			e.a = (uint64_t)rec_zigzag_decode(v);
 			if (version >= 4)
 				e.a += c->call_bytes[e.sub];

@@ -775,9 +775,19 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		       (unsigned long long)(e->b & 0xffffffff));
 		break;
 	case DETER_EV_CALL_DONE:
-		printf(json ? "\"event\":\"return\",\"call\":\"%s\",\"ret\":%lld}\n" :
-			      "return     %s = %lld\n",
+		printf(json ? "\"event\":\"return\",\"call\":\"%s\",\"ret\":%lld" :
+			      "return     %s = %lld",
 		       rec_call_names[e->sub], (long long)e->a);
+		/* A spliced send's pages (format 12). */
+		if (e->b & DETER_SPLICE_OTHER)
+			printf(json ? ",\"pages\":\"other\"" : ", pages not a file's");
+		else if (e->b & DETER_SPLICE_KNOWN)
+			printf(json ? ",\"page_offset\":%llu,\"pages_follow_on\":%s" :
+				      ", pages from offset %llu%s",
+			       (unsigned long long)(e->b & DETER_SPLICE_OFF),
+			       json ? (e->b & DETER_SPLICE_CONT ? "true" : "false") :
+			       (e->b & DETER_SPLICE_CONT ? ", on from the last" : ""));
+		printf(json ? "}\n" : "\n");
 		break;
 	case DETER_EV_SAMPLE:
 		if (json) {

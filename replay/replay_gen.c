@@ -21,9 +21,14 @@
  * copying into its own page fragment, and the replay must too. The
  * thread fills a pipe of its own with that many bytes from a memfd of
  * zeros and splice()s them to the socket in one call, which reaches TCP
- * as one such sendmsg() (MSG_MORE if the log has it). The bytes keep
- * their place in the memfd as in one file sent front to back, from a page
- * boundary (the original's file offset is not logged).
+ * as one such sendmsg() (MSG_MORE if the log has it). Where its bytes
+ * start in their page, and whether they go on from the last spliced
+ * send's in the same page (DETER_SPLICE_*, format 12), decide how TCP
+ * merges and splits them: the thread takes them from the memfd where
+ * they lie so, after its last send's bytes, or from a page of their own,
+ * dropping what a send cut short left in the pipe. (A log older than
+ * that has the bytes from one file sent front to back, from a page
+ * boundary.)
  *
  * One generator thread per recorded thread, all started at once: the
  * order between threads is not ours to decide. deter.ko holds each call
@@ -108,6 +113,8 @@ struct replay_gen_worker {
 
 /* The memfd spliced sends cycle through: a multiple of the page size. */
 #define REPLAY_GEN_MEMFD	(4u << 20)
+/* The page size of the hosts (x86): where spliced bytes start in a page. */
+#define REPLAY_GEN_PAGE		4096u
 
 static void __attribute__((format(printf, 3, 4)))
 replay_gen_report(struct replay_gen_ctx *ctx, char kind, const char *fmt, ...)
@@ -346,15 +353,46 @@ static int replay_gen_config(struct replay_gen_ctx *ctx,
 }
 
 /*
+ * Where the memfd's bytes of a spliced send with the logged @pages start,
+ * the next byte after the thread's last send's being at @at: there if
+ * they went on from it, else in the next page at the logged offset.
+ */
+static size_t replay_gen_splice_at(const struct replay_gen_ctx *ctx, uint64_t pages,
+				   size_t at)
+{
+	size_t pg = REPLAY_GEN_PAGE;
+
+	if (!(pages & DETER_SPLICE_KNOWN) || pages & (DETER_SPLICE_CONT | DETER_SPLICE_OTHER))
+		return at;
+	at = (at + pg - 1) / pg * pg + (pages & DETER_SPLICE_OFF) % pg;
+	return at < ctx->mlen ? at : (pages & DETER_SPLICE_OFF) % pg;
+}
+
+/*
  * A spliced send of @c->arg bytes: top the pipe up to that many from the
- * memfd, then one splice() to the socket. Return: as send() would.
+ * memfd, from where the logged pages say, then one splice() to the
+ * socket. Return: as send() would.
  */
 static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct replay_call *c)
 {
 	struct replay_gen_ctx *ctx = w->ctx;
+	uint8_t drop[REPLAY_GEN_PAGE];
+	size_t at, next;
 	ssize_t n;
 	size_t k;
 
+	/* The next byte in the pipe, or from the memfd, lies at... */
+	next = ((size_t)w->moff + ctx->mlen - w->inpipe) % ctx->mlen;
+	at = replay_gen_splice_at(ctx, c->pages, next);
+	if (at != next) {
+		for (; w->inpipe; w->inpipe -= n) {
+			n = read(w->pipe[0], drop, w->inpipe < sizeof(drop) ?
+				 w->inpipe : sizeof(drop));
+			if (n <= 0)
+				return n ? -1 : (errno = EIO, -1);
+		}
+		w->moff = at;
+	}
 	while (w->inpipe < c->arg) {
 		k = c->arg - w->inpipe;
 		if (k > ctx->mlen - w->moff)

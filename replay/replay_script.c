@@ -513,6 +513,7 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 			c = &plan->threads[p->thread].calls[p->call];
 			c->done_seq = e->seq;
 			c->ret = (int64_t)e->a;
+			c->pages = e->b;
 			/* Its waits' lock turns were its own. */
 			busy -= busy > 0;
 			pending = 0;

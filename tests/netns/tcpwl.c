@@ -54,7 +54,9 @@
  * after its last send() (no shutdown(), no wait for the server's close)
  * and prints how long close() took as "close_ms N". The bulk client's
  * --sendfile sends with sendfile() from a memfd instead of send();
- * --sendfile-at OFF from offset OFF of it on.
+ * --sendfile-at OFF from offset OFF of it on; --sendfile-each makes
+ * each write a file of its own, sent from that offset (as a server
+ * sends one file per request).
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -112,6 +114,7 @@ struct wl_opts {
 	int poll_out;			/* ... and before every send() */
 	int sendfile;			/* bulk client: sendfile() from a memfd */
 	unsigned long sendfile_at;	/* ... from this offset in it on */
+	int sendfile_each;		/* ... each write from that offset again */
 	unsigned int signal_us;		/* SIGALRM interval once connected, 0 = none */
 	int signal_connect;		/* client: ... from before connect() */
 	int connect_once;		/* ... and no connect() again after EINTR */
@@ -555,6 +558,8 @@ static int wl_client(const struct wl_opts *o)
 
 		for (left = o->bytes; left; left -= chunk) {
 			chunk = left < o->io_size ? left : o->io_size;
+			if (o->sendfile_each)
+				off = o->sendfile_at;
 			if (mfd >= 0)
 				wl_sendfile_all(fd, mfd, &off, chunk);
 			else
@@ -605,6 +610,7 @@ static void wl_usage(FILE *f)
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
 		"                    [--reset-opts] [--sendfile] [--sendfile-at OFF]\n"
+		"                    [--sendfile-each]\n"
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--linger S]\n"
 		"                [--thin-lto]\n"
@@ -652,6 +658,7 @@ int main(int argc, char **argv)
 		{ "poll-out", no_argument, NULL, 'o' },
 		{ "sendfile", no_argument, NULL, 'j' },
 		{ "sendfile-at", required_argument, NULL, 'q' },
+		{ "sendfile-each", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -785,6 +792,10 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			o.sendfile = 1;
+			break;
+		case 'E':
+			o.sendfile = 1;
+			o.sendfile_each = 1;
 			break;
 		case 'q':
 			o.sendfile = 1;

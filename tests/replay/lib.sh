@@ -283,6 +283,33 @@ scenario_replays() {
 
 # scenario_run NAME [CHECK ARGS...]: record, check the logs with the
 # command CHECK ARGS if given, then replay REPLAYS times.
+# spliced_check NAME BYTES OFF [CONT]: A's log ($ID) has every send
+# spliced, BYTES in all, each with its pages (format 12), the first's
+# from offset OFF in its page (where tcpwl's sendfile() started), and
+# sends whose pages go on from the last one's: at least one if CONT is
+# "some", none if "none" (unchecked if absent).
+spliced_check() {
+	local name=$1 bytes=$2 off=$3 cont=${4:-}
+	local n s b p first c
+
+	CHECK_RC=0
+	"$DETER" show -d "$LOGS" "$ID" > "$TB_TMP/show-a.txt"
+	awk '/ call +sendmsg bytes / { n++; b += $5; if ($0 ~ /\(spliced\)/) s++ }
+	     / return +sendmsg = .*, pages from offset / {
+		p++; o = $0; sub(/.*pages from offset /, "", o); sub(/,.*/, "", o)
+		if (p == 1) first = o
+		if ($0 ~ /, on from the last$/) c++ }
+	     END { printf "%d %d %d %d %s %d\n", n, s, b, p, first == "" ? "-" : first, c }' \
+		"$TB_TMP/show-a.txt" > "$TB_TMP/spliced"
+	read -r n s b p first c < "$TB_TMP/spliced"
+	[ "$n" -gt 0 ] && [ "$n" = "$s" ] && [ "$b" = "$bytes" ] && [ "$p" = "$n" ] &&
+		[ "$first" = "$off" ] &&
+		{ [ -z "$cont" ] || { [ "$cont" = some ] && [ "$c" -gt 0 ]; } ||
+		  { [ "$cont" = none ] && [ "$c" = 0 ]; }; }
+	check_err $? "A's log has $n sends, $s spliced, $b bytes, $p with pages, the first from offset $first (tcpwl: $off), $c on from the last (${cont:-any})"
+	log_test $CHECK_RC "$name: A's log has its $n sends spliced, $bytes bytes, pages from offset $off on, $c going on from the last"
+}
+
 scenario_run() {
 	scenario_record "$1" || return
 	[ $# -lt 2 ] || "${@:2}"
