@@ -14,8 +14,8 @@
  *   NET        zigzag(idx - last RX idx), count
  *   CALL       bytes, flags << 32 | tid      -- or CALLREF: dictionary index
  *   CALL_DONE  zigzag(ret - the last same CALL's bytes): 0 when all done.
- *              Format 12: that << 1 | 1 if b follows (a spliced send's
- *              pages, DETER_SPLICE_*; nonzero), else << 1
+ *              Format 12, a send's: that << 1 | 1 if b follows (a
+ *              spliced send's pages, DETER_SPLICE_*; nonzero), else << 1
  *   SAMPLE     idx - previous sample idx, time, gap (m << 6 | tz for
  *              m << tz: deter.ko picks round gaps). The time (format 6)
  *              is a reference byte in a stream of its own, then
@@ -752,7 +752,8 @@ int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
 		if (e->sub > 15 || e->type == REC_LOG_RUN ||
 		    e->type > DETER_EV_LAST || e->seq <= c->seq ||
 		    (e->type == DETER_EV_CALL_DONE && version >= 12 &&
-		     rec_log_done_zz(c, e) >> 63)) {
+		     (e->sub == DETER_ABI_CALL_SENDMSG ? rec_log_done_zz(c, e) >> 63 :
+		      e->b != 0))) {
 			r = -2;
 			break;
 		}
@@ -806,7 +807,7 @@ int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
 			break;
 		case DETER_EV_CALL_DONE:
 			/* Mostly all the bytes asked: 0. */
-			if (version < 12) {
+			if (version < 12 || e->sub != DETER_ABI_CALL_SENDMSG) {
 				r |= rec_buf_varint(b, rec_log_done_zz(c, e));
 				break;
 			}
@@ -1336,11 +1337,10 @@ next_chunk:
 		case DETER_EV_CALL_DONE:
 			if (rec_log_get(rs, &v, "call result"))
 				goto fail;
-			if (version >= 12) {
+			if (version >= 12 && e.sub == DETER_ABI_CALL_SENDMSG) {
 				if (v & 1 && rec_log_get(rs, &e.b, "spliced send's pages"))
 					goto fail;
-				if (v & 1 && (e.sub != DETER_ABI_CALL_SENDMSG ||
-					      !(e.b & DETER_SPLICE_KNOWN) ||
+				if (v & 1 && (!(e.b & DETER_SPLICE_KNOWN) ||
 					      e.b & ~(DETER_SPLICE_OFF | DETER_SPLICE_KNOWN |
 						      DETER_SPLICE_CONT | DETER_SPLICE_OTHER))) {
 					rec_err(err, "body+%zu: bad spliced send's pages %#llx",
