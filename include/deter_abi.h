@@ -40,7 +40,8 @@ enum {
 	 * gap up to its ID 0, reported as drops). 12 adds a spliced
 	 * send's pages, b of its CALL_DONE (DETER_SPLICE_*), which older
 	 * logs lack (their replays lay the bytes out from offset 0 of a
-	 * page, one file front to back).
+	 * page, one file front to back), and CALL SPLICE_READ (older logs
+	 * have only the lock turns of splice() from the socket).
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };
@@ -182,6 +183,7 @@ enum deter_abi_call {
 	DETER_ABI_CALL_SHUTDOWN,
 	DETER_ABI_CALL_CLOSE,
 	DETER_ABI_CALL_SETSOCKOPT,	/* a: value, flags: TCP_QUICKACK or TCP_WINDOW_CLAMP */
+	DETER_ABI_CALL_SPLICE_READ,	/* splice() from the socket (format 12) */
 	DETER_ABI_CALL_MAX,
 };
 

@@ -95,6 +95,7 @@ static const u8 deter_rec_call_abi[DETER_CALL_MAX] = {
 	[DETER_CALL_SHUTDOWN] = DETER_ABI_CALL_SHUTDOWN,
 	[DETER_CALL_CLOSE] = DETER_ABI_CALL_CLOSE,
 	[DETER_CALL_SETSOCKOPT] = DETER_ABI_CALL_SETSOCKOPT,
+	[DETER_CALL_SPLICE_READ] = DETER_ABI_CALL_SPLICE_READ,
 };
 
 /* The state of @sk if deter is recording it, else NULL. */

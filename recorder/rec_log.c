@@ -151,7 +151,7 @@ const char *const rec_tcpopts[DETER_TCPOPT_MAX] = {
 };
 
 const char *const rec_call_names[DETER_ABI_CALL_MAX] = {
-	"sendmsg", "recvmsg", "shutdown", "close", "setsockopt",
+	"sendmsg", "recvmsg", "shutdown", "close", "setsockopt", "splice_read",
 };
 
 /**

@@ -488,8 +488,12 @@ static void *replay_gen_thread(void *arg)
 			v = (int)c->arg;
 			r = setsockopt(ctx->fd, IPPROTO_TCP, (int)c->flags, &v, sizeof(v));
 			break;
-		default:
+		case DETER_ABI_CALL_CLOSE:
 			r = close(ctx->fd);
+			break;
+		default:	/* replay_plan_check() refused the rest */
+			errno = EOPNOTSUPP;
+			r = -1;
 			break;
 		}
 		got = r < 0 ? -errno : r;

@@ -541,6 +541,7 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		mixed = busy > 0;
 		/* Under way until its return (shutdown and close have none). */
 		if (e->sub == DETER_ABI_CALL_SENDMSG || e->sub == DETER_ABI_CALL_RECVMSG ||
+		    e->sub == DETER_ABI_CALL_SPLICE_READ ||
 		    e->sub == DETER_ABI_CALL_SETSOCKOPT)
 			busy++;
 		if (replay_push((void **)&fifo[e->sub], &tail[e->sub], &fcap[e->sub],
@@ -657,6 +658,10 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 			if (c->call == DETER_ABI_CALL_SHUTDOWN && (c->arg < 1 || c->arg > 3))
 				return rec_err(err, "event %u: shutdown how %llu is not 1-3",
 					       c->seq, (unsigned long long)c->arg);
+			if (c->call == DETER_ABI_CALL_SPLICE_READ)
+				return rec_err(err,
+					       "event %u: splice() from the socket cannot be replayed (the replay's pipe would not have the original's room)",
+					       c->seq);
 			if (c->call == DETER_ABI_CALL_SETSOCKOPT && !rec_setsockopt_name(c->flags))
 				return rec_err(err,
 					       "event %u: setsockopt of TCP option %u cannot be replayed",

@@ -4,7 +4,8 @@
  *
  *   tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]
  *                [--read-delay-us N] [--rcvbuf N] [--quickack]
- *                [--window-clamp N] [--resp-delay-ms K:MS] [SOCKET OPTIONS]
+ *                [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]
+ *                [SOCKET OPTIONS]
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
@@ -24,7 +25,9 @@
  * TCP_CONGESTION before request K. The server's --window-clamp sets
  * TCP_WINDOW_CLAMP on the accepted socket, and --quickack TCP_QUICKACK
  * after each read (bulk) or request (RPC), as latency-minded servers do;
- * --resp-delay-ms holds its K-th response (from 1) back MS ms. A call
+ * --resp-delay-ms holds its K-th response (from 1) back MS ms. In bulk
+ * mode, --splice-read reads with splice() into a pipe, as proxies do,
+ * and empties the pipe after each call; it prints "splice_reads N". A call
  * that times out (--rcvtimeo-ms, --sndtimeo-ms) is counted and made
  * again, as an application with timeouts would after logging it; the
  * count is printed as "timeouts N". --force-bufs sets --sndbuf and
@@ -87,6 +90,7 @@ struct wl_opts {
 	unsigned int rpc_count;		/* RPC: requests, 0 for bulk */
 	size_t rpc_req, rpc_resp;	/* RPC: request and response bytes */
 	unsigned int read_delay_us;	/* server: pause between reads */
+	int splice_read;		/* server: read with splice() */
 	int sndbuf, rcvbuf;		/* SO_SNDBUF/SO_RCVBUF, 0 = default */
 	int force_bufs;			/* ... as SO_SNDBUFFORCE/SO_RCVBUFFORCE */
 	const char *cc;			/* TCP_CONGESTION, NULL = default */
@@ -462,8 +466,25 @@ static int wl_server(const struct wl_opts *o)
 		}
 		printf("served %llu\n", served);
 	} else {
+		unsigned long long splices = 0;
+		int p[2] = { -1, -1 };
+
+		if (o->splice_read && pipe(p))
+			wl_die(1, "pipe: %s", strerror(errno));
 		for (;;) {
-			n = recv(fd, buf, o->io_size, 0);
+			if (o->splice_read) {
+				n = splice(fd, NULL, p[1], NULL, o->io_size, 0);
+				splices++;
+				/* Empty the pipe: the next call gets its whole room. */
+				for (ssize_t k = n, m; k > 0; k -= m) {
+					m = read(p[0], buf, (size_t)k < bufsz ? (size_t)k : bufsz);
+					if (m <= 0)
+						wl_die(1, "read from the pipe: %s",
+						       m ? strerror(errno) : "end of file");
+				}
+			} else {
+				n = recv(fd, buf, o->io_size, 0);
+			}
 			if (wl_again(fd, n, POLLIN))
 				continue;
 			if (n < 0)
@@ -477,6 +498,11 @@ static int wl_server(const struct wl_opts *o)
 				usleep(o->read_delay_us);
 		}
 		printf("received %llu\n", total);
+		if (o->splice_read) {
+			printf("splice_reads %llu\n", splices);
+			close(p[0]);
+			close(p[1]);
+		}
 	}
 	wl_print_eagain();
 	wl_signals(0);
@@ -605,7 +631,8 @@ static void wl_usage(FILE *f)
 	fprintf(f,
 		"usage: tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]\n"
 		"                    [--read-delay-us N] [--rcvbuf N] [--quickack]\n"
-		"                    [--window-clamp N] [--resp-delay-ms K:MS] [SOCKET OPTIONS]\n"
+		"                    [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]\n"
+		"                    [SOCKET OPTIONS]\n"
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
@@ -626,6 +653,7 @@ int main(int argc, char **argv)
 		{ "write-size", required_argument, NULL, 'w' },
 		{ "read-size", required_argument, NULL, 'r' },
 		{ "read-delay-us", required_argument, NULL, 'd' },
+		{ "splice-read", no_argument, NULL, 'V' },
 		{ "rpc", required_argument, NULL, 'R' },
 		{ "sndbuf", required_argument, NULL, 'S' },
 		{ "rcvbuf", required_argument, NULL, 'B' },
@@ -700,6 +728,9 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			o.read_delay_us = wl_num("--read-delay-us", optarg);
+			break;
+		case 'V':
+			o.splice_read = 1;
 			break;
 		case 'S':
 			o.sndbuf = wl_num("--sndbuf", optarg);

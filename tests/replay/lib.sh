@@ -281,8 +281,6 @@ scenario_replays() {
 	done
 }
 
-# scenario_run NAME [CHECK ARGS...]: record, check the logs with the
-# command CHECK ARGS if given, then replay REPLAYS times.
 # spliced_check NAME BYTES OFF [CONT]: A's log ($ID) has every send
 # spliced, BYTES in all, each with its pages (format 12), the first's
 # from offset OFF in its page (where tcpwl's sendfile() started), and
@@ -310,6 +308,8 @@ spliced_check() {
 	log_test $CHECK_RC "$name: A's log has its $n sends spliced, $bytes bytes, pages from offset $off on, $c going on from the last"
 }
 
+# scenario_run NAME [CHECK ARGS...]: record, check the logs with the
+# command CHECK ARGS if given, then replay REPLAYS times.
 scenario_run() {
 	scenario_record "$1" || return
 	[ $# -lt 2 ] || "${@:2}"
