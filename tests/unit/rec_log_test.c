@@ -584,6 +584,30 @@ static void test_format8(void)
 }
 
 /*
+ * Number @ev's @n events 1 on, encode them into *@buf (the caller frees
+ * it) and check that they decode back exactly, a, b and c.
+ */
+static void check_roundtrip(struct rec_ev *ev, size_t n, uint8_t **buf, size_t *len)
+{
+	struct rec_log log = { 0 };
+	char *err = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ev[i].seq = i + 1;
+	UNIT_CHECK(rec_log_encode(ev, n, NULL, buf, len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(*buf, *len, DETER_ABI_VERSION, n, &log, &err) == 0);
+	UNIT_CHECK_EQ(log.nevs, n);
+	for (i = 0; i < log.nevs && i < n; i++) {
+		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
+		UNIT_CHECK_EQ(log.evs[i].b, ev[i].b);
+		UNIT_CHECK_EQ(log.evs[i].c, ev[i].c);
+	}
+	free(log.evs);
+	free(log.states);
+}
+
+/*
  * Format 11: an RX CTL (the peer's time-wait answer) keeps its TS value
  * in c and leaves the IP ID series where it was: the segment after it
  * is expected at the same index, and the log says so back exactly. A
@@ -602,22 +626,10 @@ static void test_rx_ctl(void)
 	enum { n = ARRAY_SIZE(ev) };
 	struct rec_log log = { 0 };
 	char *err = NULL;
-	size_t len, i;
 	uint8_t *buf;
+	size_t len;
 
-	for (i = 0; i < n; i++)
-		ev[i].seq = i + 1;
-	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) == 0);
-	UNIT_CHECK_EQ(log.nevs, n);
-	for (i = 0; i < log.nevs && i < n; i++) {
-		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
-		UNIT_CHECK_EQ(log.evs[i].b, ev[i].b);
-		UNIT_CHECK_EQ(log.evs[i].c, ev[i].c);
-	}
-	free(log.evs);
-	free(log.states);
-	memset(&log, 0, sizeof(log));
+	check_roundtrip(ev, n, &buf, &len);
 	UNIT_CHECK(rec_log_decode(buf, len, 10, n, &log, &err) != 0);
 	UNIT_CHECK(err && !strncmp(err, "body+", 5) &&
 		   strstr(err, ": unknown rx flags 0x10"));
@@ -654,18 +666,7 @@ static void test_splice_pages(void)
 	uint8_t *buf, *b11;
 	char *err = NULL;
 
-	for (i = 0; i < n; i++)
-		ev[i].seq = i + 1;
-	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) == 0);
-	UNIT_CHECK_EQ(log.nevs, n);
-	for (i = 0; i < log.nevs && i < n; i++) {
-		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
-		UNIT_CHECK_EQ(log.evs[i].b, ev[i].b);
-	}
-	free(log.evs);
-	free(log.states);
-	memset(&log, 0, sizeof(log));
+	check_roundtrip(ev, n, &buf, &len);
 	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 11, &b11, &len11, &err) == 0);
 	/* Three pages' varints of 3 bytes each, nothing else. */
 	UNIT_CHECK_EQ(len, len11 + 9);
