@@ -25,6 +25,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/atomic.h>
 #include <linux/bvec.h>
 #include <linux/debugfs.h>
@@ -279,6 +280,7 @@ void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg)
 	if (page == ds->sp_page && off == ds->sp_end)
 		ds->sp_layout |= DETER_SPLICE_CONT;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_conn_send_pages);
 
 /**
  * deter_conn_send_pages_done() - the send deter_conn_send_pages() saw
@@ -310,6 +312,7 @@ u64 deter_conn_send_pages_done(struct deter_sock *ds, s64 ret)
 	ds->sp_bvec = NULL;
 	return ds->sp_layout;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_conn_send_pages_done);
 
 /**
  * deter_conn_init() - start numbering connections

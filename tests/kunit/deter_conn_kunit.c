@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite deter_conn: a spliced send's pages (DETER_SPLICE_*), as
+ * deter_conn_send_pages() and deter_conn_send_pages_done() work them out
+ * from the message's bvecs, for record and replay alike.
+ */
+#include <kunit/test.h>
+#include <linux/bvec.h>
+#include <linux/gfp.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
+
+#include "deter_conn.h"
+
+struct deter_conn_test {
+	struct deter_sock *ds;
+	struct page *pages;	/* four, contiguous: an order-2 allocation */
+	struct bio_vec bv[4];
+	struct msghdr msg;
+};
+
+static int deter_conn_test_init(struct kunit *test)
+{
+	struct deter_conn_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->ds = kunit_kzalloc(test, sizeof(*t->ds), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->ds);
+	t->pages = alloc_pages(GFP_KERNEL, 2);
+	KUNIT_ASSERT_NOT_NULL(test, t->pages);
+	test->priv = t;
+	return 0;
+}
+
+static void deter_conn_test_exit(struct kunit *test)
+{
+	struct deter_conn_test *t = test->priv;
+
+	__free_pages(t->pages, 2);
+}
+
+/* A send of @n bvecs (@t->bv) of @len bytes, @flags as its msg_flags. */
+static void deter_conn_send(struct deter_conn_test *t, unsigned int n,
+			    size_t len, unsigned int flags)
+{
+	memset(&t->msg, 0, sizeof(t->msg));
+	t->msg.msg_flags = flags;
+	iov_iter_bvec(&t->msg.msg_iter, ITER_SOURCE, t->bv, n, len);
+	deter_conn_send_pages(t->ds, &t->msg);
+}
+
+static void deter_conn_send_pages_test(struct kunit *test)
+{
+	struct deter_conn_test *t = test->priv;
+	struct page *p = t->pages;
+
+	/* A file's bytes from offset 1000 of page 0 to 1000 into page 2. */
+	bvec_set_page(&t->bv[0], p, PAGE_SIZE - 1000, 1000);
+	bvec_set_page(&t->bv[1], p + 1, PAGE_SIZE, 0);
+	bvec_set_page(&t->bv[2], p + 2, 1000, 0);
+	deter_conn_send(t, 3, 2 * PAGE_SIZE, MSG_SPLICE_PAGES);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 2 * PAGE_SIZE),
+			DETER_SPLICE_KNOWN | 1000);
+
+	/* The next bytes go on in page 2, from 1000: CONT. */
+	bvec_set_page(&t->bv[0], p + 2, 500, 1000);
+	deter_conn_send(t, 1, 500, MSG_SPLICE_PAGES);
+	/* TCP took 200 of them: the next go on from 1200. */
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 200),
+			DETER_SPLICE_KNOWN | DETER_SPLICE_CONT | 1000);
+	bvec_set_page(&t->bv[0], p + 2, 300, 1200);
+	deter_conn_send(t, 1, 300, MSG_SPLICE_PAGES);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 300),
+			DETER_SPLICE_KNOWN | DETER_SPLICE_CONT | 1200);
+
+	/* The same offset in another page (another file): not CONT. */
+	bvec_set_page(&t->bv[0], p + 3, 100, 1500);
+	deter_conn_send(t, 1, 100, MSG_SPLICE_PAGES);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 100),
+			DETER_SPLICE_KNOWN | 1500);
+
+	/* One bvec across two pages of a compound page, past its first. */
+	bvec_set_page(&t->bv[0], p, 2 * PAGE_SIZE, PAGE_SIZE + 100);
+	deter_conn_send(t, 1, 2 * PAGE_SIZE - 100, MSG_SPLICE_PAGES);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, PAGE_SIZE - 100),
+			DETER_SPLICE_KNOWN | 100);
+	/* TCP stopped at the end of page 1: page 2 from 0 is not CONT. */
+	bvec_set_page(&t->bv[0], p + 2, 100, 0);
+	deter_conn_send(t, 1, 100, MSG_SPLICE_PAGES);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 100),
+			DETER_SPLICE_KNOWN);
+
+	/* A send that copies (no MSG_SPLICE_PAGES): none. */
+	deter_conn_send(t, 1, 100, 0);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 100), 0);
+}
+
+static void deter_conn_send_pages_other_test(struct kunit *test)
+{
+	struct deter_conn_test *t = test->priv;
+	struct page *p = t->pages;
+
+	/* A later page that starts past 0 (a socket's bytes spliced on). */
+	bvec_set_page(&t->bv[0], p, PAGE_SIZE, 0);
+	bvec_set_page(&t->bv[1], p + 1, 1448, 100);
+	deter_conn_send(t, 2, PAGE_SIZE + 1448, MSG_SPLICE_PAGES);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, PAGE_SIZE + 1448),
+			DETER_SPLICE_KNOWN | DETER_SPLICE_OTHER);
+
+	/* An earlier page that ends short. */
+	bvec_set_page(&t->bv[0], p, 1448, 0);
+	bvec_set_page(&t->bv[1], p + 1, 1448, 0);
+	deter_conn_send(t, 2, 2 * 1448, MSG_SPLICE_PAGES);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 2 * 1448),
+			DETER_SPLICE_KNOWN | DETER_SPLICE_OTHER);
+
+	/* Nothing taken: where the last send stopped stays (page 1, 1448). */
+	bvec_set_page(&t->bv[0], p + 1, 100, 1448);
+	deter_conn_send(t, 1, 100, MSG_SPLICE_PAGES);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, -EAGAIN),
+			DETER_SPLICE_KNOWN | DETER_SPLICE_CONT | 1448);
+	deter_conn_send(t, 1, 100, MSG_SPLICE_PAGES);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 100),
+			DETER_SPLICE_KNOWN | DETER_SPLICE_CONT | 1448);
+}
+
+static struct kunit_case deter_conn_test_cases[] = {
+	KUNIT_CASE(deter_conn_send_pages_test),
+	KUNIT_CASE(deter_conn_send_pages_other_test),
+	{}
+};
+
+static struct kunit_suite deter_conn_test_suite = {
+	.name = "deter_conn",
+	.init = deter_conn_test_init,
+	.exit = deter_conn_test_exit,
+	.test_cases = deter_conn_test_cases,
+};
+
+kunit_test_suite(deter_conn_test_suite);
