@@ -192,7 +192,7 @@ void deter_conn_sk_destroy(struct sock *sk)
 /*
  * The page and offset of byte @at of a spliced send's bytes, which
  * start @skip bytes into @bv[0]. Return: false past its end, or past
- * DETER_SPLICE_MAX_PAGES bvecs (the caller then says OTHER).
+ * DETER_SPLICE_MAX_PAGES bvecs (the next send then cannot go on from it).
  */
 static bool deter_sp_locate(const struct bio_vec *bv, unsigned long nr,
 			    size_t skip, size_t at, const struct page **page,
@@ -218,10 +218,12 @@ static bool deter_sp_locate(const struct bio_vec *bv, unsigned long nr,
 
 /*
  * Whether the @len bytes from @skip into @bv lie as a file's would: each
- * page but the first from its start, each but the last to its end.
+ * page but the first from its start, each but the last to its end; and
+ * where the first lies, its page and offset.
  */
 static bool deter_sp_file_like(const struct bio_vec *bv, unsigned long nr,
-			       size_t skip, size_t len)
+			       size_t skip, size_t len,
+			       const struct page **first, u32 *off)
 {
 	unsigned int pages = 0;
 	bool short_end = false;
@@ -237,6 +239,10 @@ static bool deter_sp_file_like(const struct bio_vec *bv, unsigned long nr,
 			if (short_end || (pages && o % PAGE_SIZE) ||
 			    ++pages > DETER_SPLICE_MAX_PAGES)
 				return false;
+			if (pages == 1) {
+				*first = nth_page(bv->bv_page, o / PAGE_SIZE);
+				*off = o % PAGE_SIZE;
+			}
 			short_end = (o + part) % PAGE_SIZE != 0;
 			o += part;
 			n -= part;
@@ -254,7 +260,7 @@ static bool deter_sp_file_like(const struct bio_vec *bv, unsigned long nr,
  * For a spliced send (MSG_SPLICE_PAGES over bvecs), work out its layout
  * (DETER_SPLICE_*), record and replay alike: the pages TCP is handed
  * decide how it merges and splits them. A bounded walk over at most
- * DETER_SPLICE_MAX_PAGES pages, twice; sends that copy cost a test.
+ * DETER_SPLICE_MAX_PAGES pages; sends that copy cost a test.
  */
 void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg)
 {
@@ -270,9 +276,8 @@ void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg)
 	ds->sp_bvec = it->bvec;
 	ds->sp_nr = it->nr_segs;
 	ds->sp_skip = it->iov_offset;
-	if (!deter_sp_file_like(it->bvec, it->nr_segs, it->iov_offset, len) ||
-	    !deter_sp_locate(it->bvec, it->nr_segs, it->iov_offset, 0, &page,
-			     &off)) {
+	if (!deter_sp_file_like(it->bvec, it->nr_segs, it->iov_offset, len,
+				&page, &off)) {
 		ds->sp_layout = DETER_SPLICE_KNOWN | DETER_SPLICE_OTHER;
 		return;
 	}

@@ -427,7 +427,7 @@ static int replay_gen_pipe(struct replay_gen_worker *w)
 		return -1;
 	}
 	/* Bytes left from a call cut short start mid-page: room for both ends. */
-	sz = most > INT_MAX / 4 ? INT_MAX : (int)(most + 2 * 4096);
+	sz = most > INT_MAX / 4 ? INT_MAX : (int)(most + 2 * REPLAY_GEN_PAGE);
 	if (pipe2(w->pipe, O_CLOEXEC) || fcntl(w->pipe[1], F_SETPIPE_SZ, sz) < 0) {
 		replay_gen_report(w->ctx, 'E',
 				  "thread %u: a pipe for spliced sends of up to %zu bytes: %s",
