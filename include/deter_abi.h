@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 12,
+	DETER_ABI_VERSION = 13,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
@@ -41,7 +41,10 @@ enum {
 	 * send's pages, b of its CALL_DONE (DETER_SPLICE_*), which older
 	 * logs lack (their replays lay the bytes out from offset 0 of a
 	 * page, one file front to back), and CALL SPLICE_READ (older logs
-	 * have only the lock turns of splice() from the socket).
+	 * have only the lock turns of splice() from the socket). 13 adds
+	 * the DETER_SEND_* bits to a send's CALL_DONE b (a send whose
+	 * completions or transmit timestamps go to the error queue) and
+	 * CALL RECV_ERRQUEUE (older logs lack the error queue's reads).
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };
@@ -112,6 +115,26 @@ enum {
 #define DETER_SPLICE_CONT	0x20000ULL
 #define DETER_SPLICE_OTHER	0x40000ULL
 #define DETER_SPLICE_MAX_PAGES	64
+
+/*
+ * What else a send asked of TCP that puts messages on the socket's error
+ * queue (format 13), more bits of b of its CALL_DONE, beside the pages:
+ *   ZEROCOPY  MSG_ZEROCOPY on a socket with SO_ZEROCOPY (or a kernel
+ *             caller's own completion): TCP pins the sender's pages, a
+ *             fragment per page, and queues a completion once the last
+ *             segment holding them is freed
+ *   TXSTAMP   transmit timestamps (SO_TIMESTAMPING's TX bits, from the
+ *             socket or the send's control message): TCP marks the
+ *             send's last byte, which keeps TCP from merging its skb
+ *             with others, and queues the timestamps
+ * Each message queued is charged to the socket's receive memory until
+ * the application reads it (CALL RECV_ERRQUEUE), unlocked, at times the
+ * log cannot place among TCP's own reads of that memory: the replay
+ * refuses such sends.
+ */
+#define DETER_SEND_ZEROCOPY	0x100000ULL
+#define DETER_SEND_TXSTAMP	0x200000ULL
+#define DETER_SEND_ERRQ		(DETER_SEND_ZEROCOPY | DETER_SEND_TXSTAMP)
 enum deter_ev_type {
 	DETER_EV_LOCK = 1,
 	DETER_EV_RX,
@@ -184,6 +207,7 @@ enum deter_abi_call {
 	DETER_ABI_CALL_CLOSE,
 	DETER_ABI_CALL_SETSOCKOPT,	/* a: value, flags: TCP_QUICKACK or TCP_WINDOW_CLAMP */
 	DETER_ABI_CALL_SPLICE_READ,	/* splice() from the socket (format 12) */
+	DETER_ABI_CALL_RECV_ERRQUEUE,	/* recvmsg(MSG_ERRQUEUE), unlocked (format 13) */
 	DETER_ABI_CALL_MAX,
 };
 

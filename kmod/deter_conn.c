@@ -31,6 +31,7 @@
 #include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
+#include <linux/net_tstamp.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -253,22 +254,68 @@ static bool deter_sp_file_like(const struct bio_vec *bv, unsigned long nr,
 }
 
 /**
+ * deter_conn_send_errq() - what a send will put on the error queue
+ * @sk: the sending socket, owned
+ * @msg: the send, before tcp_sendmsg_locked() takes from it
+ *
+ * As tcp_sendmsg_locked() decides it: MSG_ZEROCOPY counts on a socket
+ * with SO_ZEROCOPY, or with a completion of the caller's own
+ * (msg_ubuf); transmit timestamps by SO_TIMESTAMPING's TX bits, which a
+ * control message of the send replaces (__sock_cmsg_send()). A walk
+ * over the control messages the send has, none for most.
+ *
+ * Return: DETER_SEND_* bits.
+ */
+u64 deter_conn_send_errq(const struct sock *sk, const struct msghdr *msg)
+{
+	u32 tsflags = READ_ONCE(sk->sk_tsflags);
+	struct cmsghdr *cmsg;
+	u64 send = 0;
+
+	if ((msg->msg_flags & MSG_ZEROCOPY) && iov_iter_count(&msg->msg_iter) &&
+	    (msg->msg_ubuf || sock_flag(sk, SOCK_ZEROCOPY)))
+		send |= DETER_SEND_ZEROCOPY;
+	/* sendmsg() copied them in (____sys_sendmsg()). */
+	if (msg->msg_controllen && !msg->msg_control_is_user) {
+		for (cmsg = CMSG_FIRSTHDR(msg); cmsg && CMSG_OK(msg, cmsg);
+		     cmsg = __cmsg_nxthdr(msg->msg_control,
+					  msg->msg_controllen, cmsg)) {
+			if (cmsg->cmsg_level != SOL_SOCKET ||
+			    (cmsg->cmsg_type != SO_TIMESTAMPING_OLD &&
+			     cmsg->cmsg_type != SO_TIMESTAMPING_NEW) ||
+			    cmsg->cmsg_len != CMSG_LEN(sizeof(u32)))
+				continue;
+			tsflags &= ~SOF_TIMESTAMPING_TX_RECORD_MASK;
+			tsflags |= *(u32 *)CMSG_DATA(cmsg) &
+				   SOF_TIMESTAMPING_TX_RECORD_MASK;
+		}
+	}
+	if (tsflags & SOF_TIMESTAMPING_TX_RECORD_MASK)
+		send |= DETER_SEND_TXSTAMP;
+	return send;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_conn_send_errq);
+
+/**
  * deter_conn_send_pages() - a send is about to reach tcp_sendmsg_locked()
  * @ds: the sending socket's state; its owner calls
  * @msg: the send; valid until the call's deter_conn_send_pages_done()
+ * @send: what it puts on the error queue, deter_conn_send_errq()
  *
  * For a spliced send (MSG_SPLICE_PAGES over bvecs), work out its layout
  * (DETER_SPLICE_*), record and replay alike: the pages TCP is handed
  * decide how it merges and splits them. A bounded walk over at most
  * DETER_SPLICE_MAX_PAGES pages; sends that copy cost a test.
  */
-void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg)
+void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg,
+			   u64 send)
 {
 	const struct iov_iter *it = &msg->msg_iter;
 	size_t len = iov_iter_count(it);
 	const struct page *page;
 	u32 off;
 
+	ds->sp_send = send;
 	ds->sp_bvec = NULL;
 	if (!(msg->msg_flags & MSG_SPLICE_PAGES) || !iov_iter_is_bvec(it) ||
 	    !len)
@@ -296,15 +343,18 @@ EXPORT_SYMBOL_IF_KUNIT(deter_conn_send_pages);
  * Note where the bytes TCP took stopped, for the next spliced send's
  * CONT.
  *
- * Return: the send's layout, 0 if it was no spliced send.
+ * Return: the send's layout (0 if it was no spliced send) and what it
+ * put on the error queue, DETER_SPLICE_* and DETER_SEND_* bits.
  */
 u64 deter_conn_send_pages_done(struct deter_sock *ds, s64 ret)
 {
+	u64 send = ds->sp_send;
 	const struct page *page;
 	u32 off;
 
+	ds->sp_send = 0;
 	if (!ds->sp_bvec)
-		return 0;
+		return send;
 	if (ret > 0) {
 		if (deter_sp_locate(ds->sp_bvec, ds->sp_nr, ds->sp_skip,
 				    ret - 1, &page, &off)) {
@@ -315,7 +365,7 @@ u64 deter_conn_send_pages_done(struct deter_sock *ds, s64 ret)
 		}
 	}
 	ds->sp_bvec = NULL;
-	return ds->sp_layout;
+	return send | ds->sp_layout;
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_conn_send_pages_done);
 

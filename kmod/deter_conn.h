@@ -139,7 +139,9 @@ struct deter_sock {
 	 * from its start to its CALL_DONE: its bvecs as it began, their
 	 * layout (DETER_SPLICE_*); and where the last spliced send's bytes
 	 * stopped, a page (compared, never used) and the offset after them.
+	 * And what any send under way puts on the error queue (DETER_SEND_*).
 	 */
+	u64 sp_send;
 	const struct bio_vec *sp_bvec;
 	unsigned long sp_nr;
 	size_t sp_skip;
@@ -208,7 +210,9 @@ static inline u32 deter_conn_negotiated(const struct tcp_sock *tp)
 	       (tp->rx_opt.wscale_ok ? DETER_CONN_WSCALE : 0);
 }
 
-void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg);
+u64 deter_conn_send_errq(const struct sock *sk, const struct msghdr *msg);
+void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg,
+			   u64 send);
 u64 deter_conn_send_pages_done(struct deter_sock *ds, s64 ret);
 
 void deter_conn_hash(struct deter_sock *ds);

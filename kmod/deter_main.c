@@ -118,7 +118,7 @@ static void deter_op_send_pages(struct sock *sk, const struct msghdr *msg)
 	struct deter_sock *ds = deter_conn_get(sk);
 
 	if (ds)
-		deter_conn_send_pages(ds, msg);
+		deter_conn_send_pages(ds, msg, deter_conn_send_errq(sk, msg));
 }
 
 static void deter_op_icmp(struct sock *sk, const struct sk_buff *skb,

@@ -96,6 +96,7 @@ static const u8 deter_rec_call_abi[DETER_CALL_MAX] = {
 	[DETER_CALL_CLOSE] = DETER_ABI_CALL_CLOSE,
 	[DETER_CALL_SETSOCKOPT] = DETER_ABI_CALL_SETSOCKOPT,
 	[DETER_CALL_SPLICE_READ] = DETER_ABI_CALL_SPLICE_READ,
+	[DETER_CALL_RECV_ERRQUEUE] = DETER_ABI_CALL_RECV_ERRQUEUE,
 };
 
 /* The state of @sk if deter is recording it, else NULL. */
@@ -1282,7 +1283,9 @@ void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret,
 		return;
 	seq = deter_rec_emit(ds, DETER_EV_CALL_DONE, deter_rec_call_abi[call],
 			     (u64)ret, pages, 0);
-	deter_rec_checkpoint(ds, sk, seq);
+	/* A read of the error queue does not own the socket: no state. */
+	if (call != DETER_CALL_RECV_ERRQUEUE)
+		deter_rec_checkpoint(ds, sk, seq);
 }
 
 /**

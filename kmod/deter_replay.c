@@ -1071,6 +1071,17 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	return true;
 }
 
+/*
+ * A logged call or return (@type) of a call the replay makes: not the
+ * error queue's reads, which found it empty (else replay_plan_check()
+ * refuses the log) and which the generator leaves out, having no
+ * effect on TCP.
+ */
+static bool deter_rpl_is_call(const struct deter_replay_ev *e, u16 type)
+{
+	return e->type == type && e->sub != DETER_ABI_CALL_RECV_ERRQUEUE;
+}
+
 bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
 {
 	struct deter_rpl *rpl = deter_rpl_get(sk);
@@ -1079,9 +1090,11 @@ bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
 
 	if (!rpl)
 		return false;
+	if (call == DETER_CALL_RECV_ERRQUEUE)
+		return true;
 	spin_lock_bh(&rpl->lock);
 	for (i = rpl->call; (e = deter_rpl_at(rpl, i)); i++)
-		if (e->type == DETER_EV_CALL)
+		if (deter_rpl_is_call(e, DETER_EV_CALL))
 			break;
 	if (!e) {
 		deter_rpl_diverge(rpl, "a socket call (%u, %llu bytes) beyond the end of the log",
@@ -1125,9 +1138,11 @@ bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
 
 	if (!rpl)
 		return false;
+	if (call == DETER_CALL_RECV_ERRQUEUE)
+		return true;
 	spin_lock_bh(&rpl->lock);
 	for (i = rpl->call; (e = deter_rpl_at(rpl, i)); i++)
-		if (e->type == DETER_EV_CALL_DONE)
+		if (deter_rpl_is_call(e, DETER_EV_CALL_DONE))
 			break;
 	if (!e) {
 		deter_rpl_diverge(rpl, "a socket call returned beyond the end of the log");
@@ -1142,6 +1157,11 @@ bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
 		deter_rpl_pages(pages, found, sizeof(found));
 		deter_rpl_diverge(rpl, "event %u: a spliced send's pages expected %s, found %s",
 				  e->seq, want, found);
+	} else if ((e->b ^ pages) & DETER_SEND_ERRQ) {
+		/* Format 13 on; the replay makes neither. */
+		deter_rpl_diverge(rpl, "event %u: a send's error queue bits %#llx, found %#llx",
+				  e->seq, e->b & DETER_SEND_ERRQ,
+				  pages & DETER_SEND_ERRQ);
 	} else {
 		next = deter_rpl_at(rpl, i + 1);
 		if (next && next->type == DETER_EV_STATE && !next->sub &&

@@ -15,7 +15,9 @@
  *   CALL       bytes, flags << 32 | tid      -- or CALLREF: dictionary index
  *   CALL_DONE  zigzag(ret - the last same CALL's bytes): 0 when all done.
  *              Format 12, a send's: that << 1 | 1 if b follows (a
- *              spliced send's pages, DETER_SPLICE_*; nonzero), else << 1
+ *              spliced send's pages, DETER_SPLICE_*, and from format 13
+ *              what it put on the error queue, DETER_SEND_*; nonzero),
+ *              else << 1
  *   SAMPLE     idx - previous sample idx, time, gap (m << 6 | tz for
  *              m << tz: deter.ko picks round gaps). The time (format 6)
  *              is a reference byte in a stream of its own, then
@@ -152,6 +154,7 @@ const char *const rec_tcpopts[DETER_TCPOPT_MAX] = {
 
 const char *const rec_call_names[DETER_ABI_CALL_MAX] = {
 	"sendmsg", "recvmsg", "shutdown", "close", "setsockopt", "splice_read",
+	"recv_errqueue",
 };
 
 /**
@@ -461,6 +464,20 @@ static uint64_t rec_log_done_zz(const struct rec_log_ctx *c, const struct rec_ev
 {
 	return rec_zigzag_encode(e->a - (e->sub < DETER_ABI_CALL_MAX ?
 					 c->call_bytes[e->sub] : 0));
+}
+
+/*
+ * b of a send's CALL_DONE, as logs of @version have it: a spliced send's
+ * pages (format 12), what the send put on the error queue (13); nonzero.
+ */
+static int rec_log_send_bits_ok(uint64_t b, unsigned int version)
+{
+	const uint64_t splice = DETER_SPLICE_OFF | DETER_SPLICE_CONT | DETER_SPLICE_OTHER;
+	uint64_t known = splice | DETER_SPLICE_KNOWN;
+
+	if (version >= 13)
+		known |= DETER_SEND_ERRQ;
+	return b && !(b & ~known) && (!(b & splice) || (b & DETER_SPLICE_KNOWN));
 }
 
 /* Update the context with an event just encoded or decoded. */
@@ -1219,7 +1236,8 @@ next_chunk:
 		}
 		e.seq = c->seq + v;
 		if ((e.type == DETER_EV_CALL || e.type == DETER_EV_CALL_DONE) &&
-		    e.sub >= DETER_ABI_CALL_MAX) {
+		    (e.sub >= DETER_ABI_CALL_MAX ||
+		     (version < 13 && e.sub == DETER_ABI_CALL_RECV_ERRQUEUE))) {
 			rec_err(err, "body+%zu: unknown socket call %u", at, e.sub);
 			goto fail;
 		}
@@ -1340,10 +1358,8 @@ next_chunk:
 			if (version >= 12 && e.sub == DETER_ABI_CALL_SENDMSG) {
 				if (v & 1 && rec_log_get(rs, &e.b, "spliced send's pages"))
 					goto fail;
-				if (v & 1 && (!(e.b & DETER_SPLICE_KNOWN) ||
-					      e.b & ~(DETER_SPLICE_OFF | DETER_SPLICE_KNOWN |
-						      DETER_SPLICE_CONT | DETER_SPLICE_OTHER))) {
-					rec_err(err, "body+%zu: bad spliced send's pages %#llx",
+				if (v & 1 && !rec_log_send_bits_ok(e.b, version)) {
+					rec_err(err, "body+%zu: bad bits %#llx on a send's return",
 						at, (unsigned long long)e.b);
 					goto fail;
 				}

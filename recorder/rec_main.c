@@ -787,6 +787,11 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			       (unsigned long long)(e->b & DETER_SPLICE_OFF),
 			       json ? (e->b & DETER_SPLICE_CONT ? "true" : "false") :
 			       (e->b & DETER_SPLICE_CONT ? ", on from the last" : ""));
+		/* What it put on the error queue (format 13). */
+		if (e->b & DETER_SEND_ZEROCOPY)
+			printf(json ? ",\"zerocopy\":true" : ", zerocopy");
+		if (e->b & DETER_SEND_TXSTAMP)
+			printf(json ? ",\"tx_timestamps\":true" : ", transmit timestamps");
 		printf(json ? "}\n" : "\n");
 		break;
 	case DETER_EV_SAMPLE:

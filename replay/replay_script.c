@@ -426,7 +426,7 @@ static uint32_t replay_plan_connects(const struct rec_log *log)
 	for (i = 0; i < log->nevs; i++) {
 		const struct rec_ev *e = &log->evs[i];
 
-		if (e->type == DETER_EV_CALL)
+		if (e->type == DETER_EV_CALL && e->sub != DETER_ABI_CALL_RECV_ERRQUEUE)
 			break;
 		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_HOST &&
 		    e->b >> 32 == DETER_HOST_SIGNAL) {
@@ -501,6 +501,20 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		if ((e->type != DETER_EV_CALL && e->type != DETER_EV_CALL_DONE) ||
 		    e->sub >= DETER_ABI_CALL_MAX)
 			continue;
+		/*
+		 * A read of the error queue that found it empty changed
+		 * nothing TCP reads, and took no lock: the generator leaves
+		 * it out. One that took a message off it is refused
+		 * (replay_plan_check()).
+		 */
+		if (e->sub == DETER_ABI_CALL_RECV_ERRQUEUE) {
+			if (e->type == DETER_EV_CALL_DONE && (int64_t)e->a != -EAGAIN &&
+			    !plan->errq_seq) {
+				plan->errq_seq = e->seq;
+				plan->errq_ret = (int64_t)e->a;
+			}
+			continue;
+		}
 		if (e->type == DETER_EV_CALL_DONE) {
 			struct replay_pending *p;
 
@@ -655,6 +669,14 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 	for (i = 0; i < plan->nthreads; i++) {
 		for (j = 0; j < plan->threads[i].ncalls; j++) {
 			c = &plan->threads[i].calls[j];
+			if (c->call == DETER_ABI_CALL_SENDMSG && c->pages & DETER_SEND_ZEROCOPY)
+				return rec_err(err,
+					       "event %u: a MSG_ZEROCOPY send cannot be replayed (its completions on the error queue are charged to the receive memory TCP's window comes from)",
+					       c->done_seq);
+			if (c->call == DETER_ABI_CALL_SENDMSG && c->pages & DETER_SEND_TXSTAMP)
+				return rec_err(err,
+					       "event %u: a send with transmit timestamps (SO_TIMESTAMPING) cannot be replayed (they are charged to the receive memory TCP's window comes from)",
+					       c->done_seq);
 			if (c->call == DETER_ABI_CALL_SHUTDOWN && (c->arg < 1 || c->arg > 3))
 				return rec_err(err, "event %u: shutdown how %llu is not 1-3",
 					       c->seq, (unsigned long long)c->arg);
@@ -668,5 +690,10 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 					       c->seq, c->flags);
 		}
 	}
+	/* Sends that put nothing there: the messages came from elsewhere. */
+	if (plan->errq_seq)
+		return rec_err(err,
+			       "event %u: a read of the error queue that returned %lld cannot be replayed (the messages on it are charged to the receive memory TCP's window comes from)",
+			       plan->errq_seq, (long long)plan->errq_ret);
 	return 0;
 }

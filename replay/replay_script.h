@@ -76,6 +76,9 @@ struct replay_plan {
 	size_t nopts;
 	/* connect() calls the application made (active end): 1 + retries */
 	uint32_t connects;
+	/* the first read of the error queue that found a message, or 0 */
+	uint32_t errq_seq;
+	int64_t errq_ret;
 };
 
 /* One data packet's arrival at a host, in arrival order. */

@@ -2,14 +2,18 @@
 /*
  * KUnit suite deter_conn: a spliced send's pages (DETER_SPLICE_*), as
  * deter_conn_send_pages() and deter_conn_send_pages_done() work them out
- * from the message's bvecs, for record and replay alike.
+ * from the message's bvecs, for record and replay alike; and what a send
+ * puts on the error queue (DETER_SEND_*), deter_conn_send_errq().
  */
 #include <kunit/test.h>
 #include <linux/bvec.h>
 #include <linux/gfp.h>
+#include <linux/net_tstamp.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
+#include <net/sock.h>
+#include <linux/tcp.h>
 
 #include "deter_conn.h"
 
@@ -47,7 +51,7 @@ static void deter_conn_send(struct deter_conn_test *t, unsigned int n,
 	memset(&t->msg, 0, sizeof(t->msg));
 	t->msg.msg_flags = flags;
 	iov_iter_bvec(&t->msg.msg_iter, ITER_SOURCE, t->bv, n, len);
-	deter_conn_send_pages(t->ds, &t->msg);
+	deter_conn_send_pages(t->ds, &t->msg, 0);
 }
 
 static void deter_conn_send_pages_test(struct kunit *test)
@@ -125,9 +129,81 @@ static void deter_conn_send_pages_other_test(struct kunit *test)
 			DETER_SPLICE_KNOWN | DETER_SPLICE_CONT | 1448);
 }
 
+/* @msg's control message: SO_TIMESTAMPING_NEW (at @level) of @tsflags. */
+static void deter_conn_cmsg(struct msghdr *msg, u8 *buf, size_t len,
+			    int level, u32 tsflags)
+{
+	struct cmsghdr *cmsg = (struct cmsghdr *)buf;
+
+	memset(buf, 0, len);
+	cmsg->cmsg_len = CMSG_LEN(sizeof(u32));
+	cmsg->cmsg_level = level;
+	cmsg->cmsg_type = SO_TIMESTAMPING_NEW;
+	memcpy(CMSG_DATA(cmsg), &tsflags, sizeof(tsflags));
+	msg->msg_control = buf;
+	msg->msg_controllen = len;
+	msg->msg_control_is_user = false;
+}
+
+static void deter_conn_send_errq_test(struct kunit *test)
+{
+	struct deter_conn_test *t = test->priv;
+	struct sock *sk = kunit_kzalloc(test, sizeof(struct tcp_sock), GFP_KERNEL);
+	u8 cbuf[CMSG_SPACE(sizeof(u32))] __aligned(8);
+	struct msghdr *msg = &t->msg;
+	struct kvec kv = { .iov_len = 100 };
+
+	KUNIT_ASSERT_NOT_NULL(test, sk);
+	memset(msg, 0, sizeof(*msg));
+	iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, &kv, 1, 100);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_errq(sk, msg), 0);
+
+	/* MSG_ZEROCOPY counts only on a socket with SO_ZEROCOPY. */
+	msg->msg_flags = MSG_ZEROCOPY;
+	KUNIT_EXPECT_EQ(test, deter_conn_send_errq(sk, msg), 0);
+	sock_set_flag(sk, SOCK_ZEROCOPY);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_errq(sk, msg), DETER_SEND_ZEROCOPY);
+	/* ... and with bytes to send. */
+	iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, &kv, 1, 0);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_errq(sk, msg), 0);
+	iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, &kv, 1, 100);
+	msg->msg_flags = 0;
+
+	/* SO_TIMESTAMPING: its TX bits only. */
+	sk->sk_tsflags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	KUNIT_EXPECT_EQ(test, deter_conn_send_errq(sk, msg), 0);
+	sk->sk_tsflags = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_OPT_ID;
+	KUNIT_EXPECT_EQ(test, deter_conn_send_errq(sk, msg), DETER_SEND_TXSTAMP);
+
+	/* A send's control message replaces the socket's TX bits. */
+	deter_conn_cmsg(msg, cbuf, sizeof(cbuf), SOL_SOCKET, 0);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_errq(sk, msg), 0);
+	sk->sk_tsflags = 0;
+	deter_conn_cmsg(msg, cbuf, sizeof(cbuf), SOL_SOCKET, SOF_TIMESTAMPING_TX_SCHED);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_errq(sk, msg), DETER_SEND_TXSTAMP);
+	/* Not at another level. */
+	deter_conn_cmsg(msg, cbuf, sizeof(cbuf), SOL_IP, SOF_TIMESTAMPING_TX_ACK);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_errq(sk, msg), 0);
+
+	/* A send's return carries them, with a spliced send's pages. */
+	deter_conn_send_pages(t->ds, msg, DETER_SEND_TXSTAMP);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 100), DETER_SEND_TXSTAMP);
+	bvec_set_page(&t->bv[0], t->pages, 100, 0);
+	memset(msg, 0, sizeof(*msg));
+	msg->msg_flags = MSG_SPLICE_PAGES;
+	iov_iter_bvec(&msg->msg_iter, ITER_SOURCE, t->bv, 1, 100);
+	deter_conn_send_pages(t->ds, msg, DETER_SEND_ZEROCOPY);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 100),
+			DETER_SEND_ZEROCOPY | DETER_SPLICE_KNOWN);
+	/* The next send's own. */
+	deter_conn_send(t, 1, 100, 0);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 100), 0);
+}
+
 static struct kunit_case deter_conn_test_cases[] = {
 	KUNIT_CASE(deter_conn_send_pages_test),
 	KUNIT_CASE(deter_conn_send_pages_other_test),
+	KUNIT_CASE(deter_conn_send_errq_test),
 	{}
 };
 

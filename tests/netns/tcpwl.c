@@ -9,7 +9,7 @@
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
- *                [--sendfile]
+ *                [--sendfile] [--errqueue poll|zerocopy|tx-timestamps]
  *   SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT]
  *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
  *                   [--linger2 S] [--linger S] [--thin-lto] [--max-pacing-rate BPS]
@@ -59,7 +59,13 @@
  * --sendfile sends with sendfile() from a memfd instead of send();
  * --sendfile-at OFF from offset OFF of it on; --sendfile-each makes
  * each write a file of its own, sent from that offset (as a server
- * sends one file per request).
+ * sends one file per request). The client's --errqueue reads the
+ * socket's error queue after every send(), until it is empty, as
+ * applications that use it do: "poll" only reads it (it stays empty),
+ * "zerocopy" sends with MSG_ZEROCOPY on a socket with SO_ZEROCOPY (the
+ * queue gets their completions), "tx-timestamps" sets SO_TIMESTAMPING
+ * for software transmit timestamps once connected (the queue gets the
+ * timestamps); it prints "errqueue reads N messages M".
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -81,6 +87,8 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 
 struct wl_opts {
 	const char *addr;		/* server: bind; client: connect */
@@ -118,6 +126,7 @@ struct wl_opts {
 	int poll_out;			/* ... and before every send() */
 	int sendfile;			/* bulk client: sendfile() from a memfd */
 	unsigned long sendfile_at;	/* ... from this offset in it on */
+	int errqueue;			/* client: WL_ERRQ_* */
 	int sendfile_each;		/* ... each write from that offset again */
 	unsigned int signal_us;		/* SIGALRM interval once connected, 0 = none */
 	int signal_connect;		/* client: ... from before connect() */
@@ -379,19 +388,45 @@ static void wl_sendfile_all(int fd, int mfd, off_t *off, size_t len)
 	}
 }
 
+enum { WL_ERRQ_NONE, WL_ERRQ_POLL, WL_ERRQ_ZEROCOPY, WL_ERRQ_TXSTAMP };
+
+static int wl_errq;
+static unsigned long long wl_errq_reads, wl_errq_msgs;
+
+/* --errqueue: read the error queue until it is empty. */
+static void wl_errq_drain(int fd)
+{
+	char ctl[512];
+
+	for (;;) {
+		struct msghdr m = { .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+		ssize_t n = recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
+
+		wl_errq_reads++;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n < 0)
+			wl_die(1, "recvmsg(MSG_ERRQUEUE): %s", strerror(errno));
+		wl_errq_msgs++;
+	}
+}
+
 static void wl_send_all(int fd, const char *buf, size_t len)
 {
+	int flags = wl_errq == WL_ERRQ_ZEROCOPY ? MSG_ZEROCOPY : 0;
 	ssize_t n;
 
 	while (len) {
 		if (wl_poll_out)
 			wl_poll(fd, POLLOUT);
-		n = send(fd, buf, len, 0);
+		n = send(fd, buf, len, flags);
 		if (wl_again(fd, n, POLLOUT))
 			continue;
 		if (n < 0)
 			wl_die(1, "send: %s", strerror(errno));
 		len -= n;
+		if (wl_errq)
+			wl_errq_drain(fd);
 	}
 }
 
@@ -504,6 +539,8 @@ static int wl_server(const struct wl_opts *o)
 			close(p[1]);
 		}
 	}
+	if (wl_errq)
+		printf("errqueue reads %llu messages %llu\n", wl_errq_reads, wl_errq_msgs);
 	wl_print_eagain();
 	wl_signals(0);
 	close(fd);
@@ -543,6 +580,15 @@ static int wl_client(const struct wl_opts *o)
 	if (o->nonblock)
 		wl_set_nonblock(fd);
 	wl_poll_out = o->nonblock && o->poll_out;
+	wl_errq = o->errqueue;
+	if (wl_errq == WL_ERRQ_ZEROCOPY)
+		wl_setint(fd, SOL_SOCKET, SO_ZEROCOPY, 1, "SO_ZEROCOPY");
+	/* OPT_ID wants a connected TCP socket. */
+	if (wl_errq == WL_ERRQ_TXSTAMP)
+		wl_setint(fd, SOL_SOCKET, SO_TIMESTAMPING,
+			  SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
+			  SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY,
+			  "SO_TIMESTAMPING");
 	if (!o->signal_connect)
 		wl_signals(1);
 
@@ -637,7 +683,7 @@ static void wl_usage(FILE *f)
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
 		"                    [--reset-opts] [--sendfile] [--sendfile-at OFF]\n"
-		"                    [--sendfile-each]\n"
+		"                    [--sendfile-each] [--errqueue poll|zerocopy|tx-timestamps]\n"
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--linger S]\n"
 		"                [--thin-lto]\n"
@@ -687,6 +733,7 @@ int main(int argc, char **argv)
 		{ "sendfile", no_argument, NULL, 'j' },
 		{ "sendfile-at", required_argument, NULL, 'q' },
 		{ "sendfile-each", no_argument, NULL, 'E' },
+		{ "errqueue", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -832,6 +879,17 @@ int main(int argc, char **argv)
 			o.sendfile = 1;
 			o.sendfile_at = wl_num("--sendfile-at", optarg);
 			break;
+		case 'x':
+			if (!strcmp(optarg, "poll"))
+				o.errqueue = WL_ERRQ_POLL;
+			else if (!strcmp(optarg, "zerocopy"))
+				o.errqueue = WL_ERRQ_ZEROCOPY;
+			else if (!strcmp(optarg, "tx-timestamps"))
+				o.errqueue = WL_ERRQ_TXSTAMP;
+			else
+				wl_die(2, "--errqueue: '%s' is not poll, zerocopy or tx-timestamps",
+				       optarg);
+			break;
 		case 'Z':
 			o.signal_us = wl_num("--signal-us", optarg);
 			break;
@@ -858,6 +916,8 @@ int main(int argc, char **argv)
 		wl_die(2, "sizes must be positive");
 	if (o.signal_connect && (server || !o.signal_us))
 		wl_die(2, "--signal-connect is the client's, with --signal-us");
+	if (o.errqueue && (server || o.sendfile))
+		wl_die(2, "--errqueue is the client's, without --sendfile");
 	if (o.connect_once && !o.signal_connect)
 		wl_die(2, "--connect-once goes with --signal-connect");
 	wl_signal_us = o.signal_us;

@@ -308,6 +308,72 @@ spliced_check() {
 	log_test $CHECK_RC "$name: A's log has its $n sends spliced, $bytes bytes, pages from offset $off on, $c going on from the last"
 }
 
+# errqueue_workload MODE: A sends 1 MB in 16 KiB send()s to B, reading
+# its error queue after each (tcpwl --errqueue MODE), under strace, whose
+# sendto() and recvmsg() lines go to $TB_TMP/strace.txt.
+errqueue_workload() {
+	local srv
+
+	ip netns exec "$B" "$TCPWL" server -b "$B_IP" > "$TB_TMP/server.out" &
+	srv=$!
+	wait_listen "$B" 5201 || return 1
+	if ! ip netns exec "$A" strace -f -qq -e trace=sendto,recvmsg -o "$TB_TMP/strace.txt" \
+		"$TCPWL" client -c "$B_IP" --bytes 1000000 --errqueue "$1" > "$TB_TMP/client.out"; then
+		kill "$srv" 2>/dev/null
+		wait $srv
+		return 1
+	fi
+	wait $srv
+}
+
+# errqueue_check NAME MODE: A's log ($ID) has the reads of the error
+# queue strace saw, as many finding a message, and (MODE zerocopy or
+# tx-timestamps) every send's return says what it put there, as many as
+# strace saw sends; with "poll" none does. Then deter replay must refuse
+# a log whose sends put messages there, in one line naming the first
+# send's return, and replay the other as any log (scenario_replays).
+errqueue_check() {
+	local name=$1 mode=$2 reads found sends want_reads want_found want_sends mark seq rc
+
+	CHECK_RC=0
+	"$DETER" show -d "$LOGS" "$ID" > "$TB_TMP/show-a.txt"
+	want_reads=$(grep -c 'recvmsg(.*MSG_ERRQUEUE' "$TB_TMP/strace.txt")
+	want_found=$(grep -c 'recvmsg(.*MSG_ERRQUEUE) = 0$' "$TB_TMP/strace.txt")
+	want_sends=$(grep -c '^[0-9]* *sendto(' "$TB_TMP/strace.txt")
+	reads=$(grep -cE ' call +recv_errqueue bytes ' "$TB_TMP/show-a.txt")
+	found=$(grep -cE ' return +recv_errqueue = 0$' "$TB_TMP/show-a.txt")
+	case $mode in
+	zerocopy) mark=', zerocopy' ;;
+	tx-timestamps) mark=', transmit timestamps' ;;
+	*) mark=', zerocopy|, transmit timestamps' ;;
+	esac
+	sends=$(grep -cE " return +sendmsg = [0-9]+.*($mark)\$" "$TB_TMP/show-a.txt")
+	[ "$want_reads" -gt 0 ] && [ "$reads" = "$want_reads" ] && [ "$found" = "$want_found" ]
+	check_err $? "A's log has $reads reads of the error queue, $found finding a message; strace saw $want_reads, $want_found"
+	if [ "$mode" = poll ]; then
+		[ "$found" = 0 ] && [ "$sends" = 0 ]
+		check_err $? "$found reads found a message, $sends sends put one there"
+	else
+		[ "$found" -gt 0 ] && [ "$sends" = "$want_sends" ] &&
+			grep -q "sendto(.*$([ "$mode" = zerocopy ] && echo MSG_ZEROCOPY)" "$TB_TMP/strace.txt"
+		check_err $? "A's log has $sends sends with '$mark', strace saw $want_sends"
+	fi
+	log_test $CHECK_RC "$name: A's log has the $want_reads error-queue reads strace saw ($want_found finding a message), $sends of $want_sends sends marked"
+	if [ "$mode" = poll ]; then
+		scenario_replays "$name"
+		return
+	fi
+
+	CHECK_RC=0
+	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" > "$TB_TMP/replay.out" 2>&1
+	rc=$?
+	seq=$(grep -m1 -E " return +sendmsg = [0-9]+.*$mark\$" "$TB_TMP/show-a.txt" | awk '{ print $1 }')
+	[ $rc -ne 0 ] && [ "$(wc -l < "$TB_TMP/replay.out")" = 1 ] &&
+		grep -q "event $seq: a .* cannot be replayed" "$TB_TMP/replay.out"
+	check_err $? "deter replay exited $rc (first marked send's return: event ${seq:-none}): $(head -3 "$TB_TMP/replay.out")"
+	log_test $CHECK_RC "$name: deter replay refuses the log in one line ($(cut -c1-100 "$TB_TMP/replay.out"))"
+}
+
 # scenario_run NAME [CHECK ARGS...]: record, check the logs with the
 # command CHECK ARGS if given, then replay REPLAYS times.
 scenario_run() {

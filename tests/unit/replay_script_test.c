@@ -9,6 +9,7 @@
  */
 #include "replay_script.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,6 +397,63 @@ static void test_refuse(void)
 }
 
 /*
+ * Reads of the error queue that found it empty are left out of the plan
+ * (no lock turn of theirs); one that found a message, and sends that put
+ * messages there, are refused, naming the event.
+ */
+static void test_plan_errqueue(void)
+{
+#define LOCK(s) { .seq = (s), .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP }
+#define CALL(s, c) { .seq = (s), .type = DETER_EV_CALL, .sub = (c), .a = 10, .b = 7 }
+#define DONE(s, c, r) { .seq = (s), .type = DETER_EV_CALL_DONE, .sub = (c), .a = (r) }
+	struct rec_ev evs[] = {
+		LOCK(1), CALL(2, DETER_ABI_CALL_SENDMSG), DONE(3, DETER_ABI_CALL_SENDMSG, 10),
+		CALL(4, DETER_ABI_CALL_RECV_ERRQUEUE),
+		DONE(5, DETER_ABI_CALL_RECV_ERRQUEUE, (uint64_t)-EAGAIN),
+		LOCK(6), CALL(7, DETER_ABI_CALL_RECVMSG), DONE(8, DETER_ABI_CALL_RECVMSG, 10),
+	};
+#undef LOCK
+#undef CALL
+#undef DONE
+	struct rec_log log = { .evs = evs, .nevs = ARRAY_SIZE(evs) };
+	static const struct {
+		size_t ev;
+		uint64_t a, b;
+		const char *err;
+	} refused[] = {
+		{ 4, 0, 0, "event 5: a read of the error queue that returned 0 cannot be" },
+		{ 2, 10, DETER_SEND_ZEROCOPY, "event 3: a MSG_ZEROCOPY send cannot be replayed" },
+		{ 2, 10, DETER_SEND_TXSTAMP,
+		  "event 3: a send with transmit timestamps (SO_TIMESTAMPING) cannot be replayed" },
+	};
+	struct replay_plan plan;
+	char *err = NULL;
+	size_t i;
+
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.nthreads, 1);
+	UNIT_CHECK_EQ(plan.threads[0].ncalls, 2);
+	UNIT_CHECK_EQ(plan.threads[0].calls[1].call, DETER_ABI_CALL_RECVMSG);
+	UNIT_CHECK_EQ(plan.threads[0].calls[1].locks, 1);
+	UNIT_CHECK(!replay_plan_check(&plan, &err));
+	replay_plan_free(&plan);
+	for (i = 0; i < ARRAY_SIZE(refused); i++) {
+		struct rec_ev *e = &evs[refused[i].ev];
+		struct rec_ev keep = *e;
+
+		e->a = refused[i].a;
+		e->b = refused[i].b;
+		UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+		UNIT_CHECK(replay_plan_check(&plan, &err) != 0);
+		UNIT_CHECK(err && strstr(err, refused[i].err));
+		free(err);
+		err = NULL;
+		replay_plan_free(&plan);
+		*e = keep;
+	}
+}
+
+/*
  * Two ends that need different congestion-control module parameters
  * cannot share the testbed's kernel: refused before anything is set or
  * made (the first parameter differs, so no sysfs file is read).
@@ -437,6 +495,7 @@ int main(void)
 	UNIT_RUN(test_arrivals_child);
 	UNIT_RUN(test_status_parse);
 	UNIT_RUN(test_refuse);
+	UNIT_RUN(test_plan_errqueue);
 	UNIT_RUN(test_globals_differ);
 	return unit_done();
 }
