@@ -344,11 +344,13 @@ EXPORT_SYMBOL_IF_KUNIT(deter_conn_send_pages);
  * CONT.
  *
  * Return: the send's layout (0 if it was no spliced send) and what it
- * put on the error queue, DETER_SPLICE_* and DETER_SEND_* bits.
+ * put on the error queue if it took any bytes, DETER_SPLICE_* and
+ * DETER_SEND_* bits.
  */
 u64 deter_conn_send_pages_done(struct deter_sock *ds, s64 ret)
 {
-	u64 send = ds->sp_send;
+	/* A send that took no bytes queues nothing (tcp_sendmsg_locked()). */
+	u64 send = ret > 0 ? ds->sp_send : 0;
 	const struct page *page;
 	u32 off;
 

@@ -134,6 +134,7 @@ struct deter_sock {
 	/* owner only: page-fragment refills that kept going, in a row */
 	u32 pf_same;
 	bool pf_seen;			/* a refill was logged */
+	bool other_layer;		/* MISSING LAYER was logged */
 	/*
 	 * Owner only: the spliced send under way (deter_conn_send_pages()),
 	 * from its start to its CALL_DONE: its bvecs as it began, their

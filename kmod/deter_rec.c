@@ -978,6 +978,21 @@ static void deter_rec_tcpopt(struct deter_sock *ds, enum deter_tcpopt i, u64 v)
 }
 
 /*
+ * Whether the application's calls on @sk go through a layer above TCP
+ * that calls TCP past deter's hooks: a ULP (kTLS, MPTCP's subflows,
+ * espintcp) or a BPF sockmap, which replace sk_prot (tcpv6_prot has
+ * TCP's own recvmsg and sendmsg, as tcp_prot does).
+ */
+static bool deter_rec_other_layer(const struct sock *sk)
+{
+	const struct proto *prot = READ_ONCE(sk->sk_prot);
+
+	return READ_ONCE(inet_csk(sk)->icsk_ulp_ops) ||
+	       prot->recvmsg != tcp_prot.recvmsg ||
+	       prot->sendmsg != tcp_prot.sendmsg;
+}
+
+/*
  * Record socket configuration that changed since the last socket call:
  * what setsockopt() sets and TCP reads, not what TCP tunes itself
  * (inet->tos's ECN bits, the buffers' autotuning is replayed anyway).
@@ -1031,6 +1046,13 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 			 deter_rec_timeo(READ_ONCE(sk->sk_rcvtimeo)));
 	deter_rec_tcpopt(ds, DETER_TCPOPT_SNDTIMEO,
 			 deter_rec_timeo(READ_ONCE(sk->sk_sndtimeo)));
+
+	/* Once: the log is incomplete from here on (DETER_LOG_OTHER_LAYER). */
+	if (unlikely(!ds->other_layer && deter_rec_other_layer(sk))) {
+		ds->other_layer = true;
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
+			       DETER_MISSING_LAYER, 0, 0);
+	}
 }
 
 /*

@@ -275,7 +275,8 @@ int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 		if (ev[i].seq > max)
 			max = ev[i].seq;
 		if (ev[i].type == DETER_EV_VALUE && ev[i].sub == DETER_V_MISSING)
-			status |= DETER_LOG_MISSING_VALUES;
+			status |= ev[i].a == DETER_MISSING_LAYER ? DETER_LOG_OTHER_LAYER :
+				  DETER_LOG_MISSING_VALUES;
 	}
 	c = rec_table_get(t, conn, ts, max, n);
 	if (!c)

@@ -2290,12 +2290,13 @@ const char *rec_log_status_str(uint32_t status, char *buf, size_t len)
 		snprintf(buf, len, "complete");
 		return buf;
 	}
-	snprintf(buf, len, "incomplete%s%s%s%s%s",
+	snprintf(buf, len, "incomplete%s%s%s%s%s%s",
 		 status & DETER_LOG_LOST_EVENTS ? ",lost-events" : "",
 		 status & DETER_LOG_NOT_CLOSED ? ",not-closed" : "",
 		 status & DETER_LOG_NO_IDENTITY ? ",no-identity" : "",
 		 status & DETER_LOG_MISSING_VALUES ? ",missing-values" : "",
-		 status & DETER_LOG_CUT ? ",cut" : "");
+		 status & DETER_LOG_CUT ? ",cut" : "",
+		 status & DETER_LOG_OTHER_LAYER ? ",other-layer" : "");
 	return buf;
 }
 

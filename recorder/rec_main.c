@@ -908,6 +908,9 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			       !connecting ? "" : json ? ",\"call\":\"connect\"" : " (connect())");
 		else if (e->sub == DETER_V_HOST)
 			printf(json ? ",\"answer\":\"wait timed out\"" : ": wait timed out");
+		else if (e->sub == DETER_V_MISSING && e->a == DETER_MISSING_LAYER)
+			printf(json ? ",\"why\":\"other layer\"" :
+				      " (calls through a layer above TCP: a ULP such as kTLS or MPTCP, or a sockmap)");
 		else if (e->sub == DETER_V_PAGE_FRAG)
 			printf(json ? ",\"offset\":%llu,\"page_bytes\":%llu" :
 				      ": offset %llu of a %llu B page",
@@ -1138,7 +1141,9 @@ int rec_cmd_show(int argc, char **argv)
 		return 0;
 	}
 	for (i = 0; i < log->nevs; i++) {
-		connecting &= log->evs[i].type != DETER_EV_CALL;
+		/* The error queue's reads do not end it (replay_plan_connects()). */
+		connecting &= log->evs[i].type != DETER_EV_CALL ||
+			      log->evs[i].sub == DETER_ABI_CALL_RECV_ERRQUEUE;
 		rec_show_event(log, &log->evs[i], connecting, json);
 	}
 	rec_log_free(log);

@@ -296,7 +296,7 @@ int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
 	struct deter_replay_hdr *rh;
 	struct deter_replay_ev *ev;
 	__u64 *sv;
-	size_t i, j;
+	size_t i, j, n;
 
 	if (log->nevs > UINT32_MAX || log->nstates > UINT32_MAX)
 		return rec_err(err, "log too large for a replay script");
@@ -320,21 +320,32 @@ int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
 	rh->flags = h->flags;
 	rh->mss = h->mss;
 	rh->wscale = h->wscale;
-	rh->nevents = log->nevs;
 	rh->nstates = log->nstates;
 	ev = (struct deter_replay_ev *)(rh + 1);
-	for (i = 0; i < log->nevs; i++) {
-		ev[i].seq = log->evs[i].seq;
-		ev[i].type = log->evs[i].type;
-		ev[i].sub = log->evs[i].sub;
-		ev[i].a = log->evs[i].a;
-		ev[i].b = log->evs[i].b;
-		ev[i].c = log->evs[i].c;
+	for (i = n = 0; i < log->nevs; i++) {
+		const struct rec_ev *e = &log->evs[i];
+
+		/*
+		 * Reads of the error queue the generator leaves out
+		 * (replay_plan_build()): they would only take room in
+		 * deter.ko's look-ahead.
+		 */
+		if ((e->type == DETER_EV_CALL || e->type == DETER_EV_CALL_DONE) &&
+		    e->sub == DETER_ABI_CALL_RECV_ERRQUEUE)
+			continue;
+		ev[n].seq = e->seq;
+		ev[n].type = e->type;
+		ev[n].sub = e->sub;
+		ev[n].a = e->a;
+		ev[n].b = e->b;
+		ev[n++].c = e->c;
 	}
-	sv = (__u64 *)(ev + log->nevs);
+	rh->nevents = n;
+	sv = (__u64 *)(ev + n);
 	for (i = 0; i < log->nstates; i++)
 		for (j = 0; j < DETER_ST_MAX; j++)
 			*sv++ = log->states[i].v[j];
+	*len = (uint8_t *)sv - *buf;
 	return 0;
 }
 
@@ -671,7 +682,7 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 			c = &plan->threads[i].calls[j];
 			if (c->call == DETER_ABI_CALL_SENDMSG && c->pages & DETER_SEND_ZEROCOPY)
 				return rec_err(err,
-					       "event %u: a MSG_ZEROCOPY send cannot be replayed (its completions on the error queue are charged to the receive memory TCP's window comes from)",
+					       "event %u: a MSG_ZEROCOPY send cannot be replayed (TCP took the sender's own pages, and their completions on the error queue are charged to the receive memory TCP's window comes from)",
 					       c->done_seq);
 			if (c->call == DETER_ABI_CALL_SENDMSG && c->pages & DETER_SEND_TXSTAMP)
 				return rec_err(err,

@@ -155,6 +155,15 @@ log_pair_with_status() {
 	[[ "$output" == *'"incomplete":true,"status":"incomplete,missing-values"'* ]]
 }
 
+@test "deter replay of a log whose calls went through another layer refuses it" {
+	log_pair_with_status a.dlog 20	# DETER_LOG_OTHER_LAYER
+	run --separate-stderr "$DETER" replay a.dlog b.dlog
+	assert_status 1
+	[ "$stderr" = "deter replay: a.dlog: incomplete log (other-layer): cannot replay" ]
+	run "$DETER" ls -d . --json
+	[[ "$output" == *'"incomplete":true,"status":"incomplete,other-layer"'* ]]
+}
+
 @test "deter replay --kernel without --vm is a usage error" {
 	run --separate-stderr "$DETER" replay --kernel /boot/vmlinuz "$DATA/$A.dlog" "$DATA/$B.dlog"
 	assert_status 2

@@ -188,6 +188,9 @@ static void deter_conn_send_errq_test(struct kunit *test)
 	/* A send's return carries them, with a spliced send's pages. */
 	deter_conn_send_pages(t->ds, msg, DETER_SEND_TXSTAMP);
 	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 100), DETER_SEND_TXSTAMP);
+	/* Unless it took no bytes. */
+	deter_conn_send_pages(t->ds, msg, DETER_SEND_TXSTAMP);
+	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, -EAGAIN), 0);
 	bvec_set_page(&t->bv[0], t->pages, 100, 0);
 	memset(msg, 0, sizeof(*msg));
 	msg->msg_flags = MSG_SPLICE_PAGES;

@@ -9,7 +9,7 @@
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
- *                [--sendfile] [--errqueue poll|zerocopy|tx-timestamps]
+ *                [--sendfile] [--errqueue poll|zerocopy|tx-timestamps] [--ulp NAME]
  *   SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT]
  *                   [--user-timeout MS] [--notsent-lowat N] [--syncnt N]
  *                   [--linger2 S] [--linger S] [--thin-lto] [--max-pacing-rate BPS]
@@ -65,7 +65,10 @@
  * "zerocopy" sends with MSG_ZEROCOPY on a socket with SO_ZEROCOPY (the
  * queue gets their completions), "tx-timestamps" sets SO_TIMESTAMPING
  * for software transmit timestamps once connected (the queue gets the
- * timestamps); it prints "errqueue reads N messages M".
+ * timestamps); it prints "errqueue reads N messages M". The client's
+ * --ulp sets TCP_ULP NAME once connected (a layer above TCP); --ulp
+ * tls-tx sets the "tls" ULP and a TLS 1.2 AES-GCM-128 transmit key (of
+ * zeros), so that kTLS encrypts every send into records.
  * Each side prints one summary line on stdout. Payload is zeros: deter
  * never looks at payload bytes. Exit 0 ok, 1 failure, 2 usage.
  */
@@ -88,6 +91,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/errqueue.h>
+#include <linux/tls.h>
 #include <linux/net_tstamp.h>
 
 struct wl_opts {
@@ -127,6 +131,7 @@ struct wl_opts {
 	int sendfile;			/* bulk client: sendfile() from a memfd */
 	unsigned long sendfile_at;	/* ... from this offset in it on */
 	int errqueue;			/* client: WL_ERRQ_* */
+	const char *ulp;		/* client: TCP_ULP once connected */
 	int sendfile_each;		/* ... each write from that offset again */
 	unsigned int signal_us;		/* SIGALRM interval once connected, 0 = none */
 	int signal_connect;		/* client: ... from before connect() */
@@ -548,6 +553,22 @@ static int wl_server(const struct wl_opts *o)
 	return 0;
 }
 
+/* --ulp: TCP_ULP @name, or "tls-tx": kTLS with a transmit key. */
+static void wl_ulp(int fd, const char *name)
+{
+	struct tls12_crypto_info_aes_gcm_128 ci = {
+		.info = { .version = TLS_1_2_VERSION, .cipher_type = TLS_CIPHER_AES_GCM_128 },
+	};
+	int tx = !strcmp(name, "tls-tx");
+
+	if (tx)
+		name = "tls";
+	if (setsockopt(fd, IPPROTO_TCP, TCP_ULP, name, strlen(name)))
+		wl_die(1, "TCP_ULP %s: %s", name, strerror(errno));
+	if (tx && setsockopt(fd, SOL_TLS, TLS_TX, &ci, sizeof(ci)))
+		wl_die(1, "TLS_TX: %s", strerror(errno));
+}
+
 static int wl_client(const struct wl_opts *o)
 {
 	struct sockaddr_storage sin;
@@ -581,6 +602,8 @@ static int wl_client(const struct wl_opts *o)
 		wl_set_nonblock(fd);
 	wl_poll_out = o->nonblock && o->poll_out;
 	wl_errq = o->errqueue;
+	if (o->ulp)
+		wl_ulp(fd, o->ulp);
 	if (wl_errq == WL_ERRQ_ZEROCOPY)
 		wl_setint(fd, SOL_SOCKET, SO_ZEROCOPY, 1, "SO_ZEROCOPY");
 	/* OPT_ID wants a connected TCP socket. */
@@ -684,6 +707,7 @@ static void wl_usage(FILE *f)
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
 		"                    [--reset-opts] [--sendfile] [--sendfile-at OFF]\n"
 		"                    [--sendfile-each] [--errqueue poll|zerocopy|tx-timestamps]\n"
+		"                    [--ulp NAME]\n"
 		"SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT] [--user-timeout MS]\n"
 		"                [--notsent-lowat N] [--syncnt N] [--linger2 S] [--linger S]\n"
 		"                [--thin-lto]\n"
@@ -734,6 +758,7 @@ int main(int argc, char **argv)
 		{ "sendfile-at", required_argument, NULL, 'q' },
 		{ "sendfile-each", no_argument, NULL, 'E' },
 		{ "errqueue", required_argument, NULL, 'x' },
+		{ "ulp", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -890,6 +915,9 @@ int main(int argc, char **argv)
 				wl_die(2, "--errqueue: '%s' is not poll, zerocopy or tx-timestamps",
 				       optarg);
 			break;
+		case 'u':
+			o.ulp = optarg;
+			break;
 		case 'Z':
 			o.signal_us = wl_num("--signal-us", optarg);
 			break;
@@ -916,6 +944,8 @@ int main(int argc, char **argv)
 		wl_die(2, "sizes must be positive");
 	if (o.signal_connect && (server || !o.signal_us))
 		wl_die(2, "--signal-connect is the client's, with --signal-us");
+	if (o.ulp && server)
+		wl_die(2, "--ulp is the client's");
 	if (o.errqueue && (server || o.sendfile))
 		wl_die(2, "--errqueue is the client's, without --sendfile");
 	if (o.connect_once && !o.signal_connect)

@@ -789,15 +789,15 @@ static void test_tcpopt(void)
 
 /*
  * A passive end whose handshake values were lost (DETER_V_MISSING) is
- * whole and closed, yet its log is incomplete, and says why.
+ * whole and closed, yet its log is incomplete, and says why; so is one
+ * whose calls went through a layer above TCP (MISSING LAYER).
  */
-static void test_missing(void)
+static void check_missing(uint64_t why, uint32_t status, const char *str)
 {
 	char dir[] = "/tmp/rec_log_test.XXXXXX", path[64], st[64], *err = NULL;
 	struct rec_conn_id id = { .seq = 1, .sport = 5201, .dport = 40000 };
 	struct rec_ev ev = {
-		.seq = 2, .type = DETER_EV_VALUE, .sub = DETER_V_MISSING,
-		.a = DETER_MISSING_HANDSHAKE,
+		.seq = 2, .type = DETER_EV_VALUE, .sub = DETER_V_MISSING, .a = why,
 	};
 	struct rec_state fin = { { 0 } };
 	struct rec_table *t;
@@ -820,13 +820,20 @@ static void test_missing(void)
 	log = rec_log_read(path, &err);
 	UNIT_CHECK(log);
 	if (log) {
-		UNIT_CHECK_EQ(log->hdr.status, DETER_LOG_MISSING_VALUES);
+		UNIT_CHECK_EQ(log->hdr.status, status);
 		rec_log_status_str(log->hdr.status, st, sizeof(st));
-		UNIT_CHECK(!strcmp(st, "incomplete,missing-values"));
+		UNIT_CHECK(!strcmp(st, str));
 	}
 	rec_log_free(log);
 	unlink(path);
 	rmdir(dir);
+}
+
+static void test_missing(void)
+{
+	check_missing(DETER_MISSING_HANDSHAKE, DETER_LOG_MISSING_VALUES,
+		      "incomplete,missing-values");
+	check_missing(DETER_MISSING_LAYER, DETER_LOG_OTHER_LAYER, "incomplete,other-layer");
 }
 
 /*

@@ -426,9 +426,12 @@ static void test_plan_errqueue(void)
 		{ 2, 10, DETER_SEND_TXSTAMP,
 		  "event 3: a send with transmit timestamps (SO_TIMESTAMPING) cannot be replayed" },
 	};
+	const struct deter_replay_hdr *h;
+	const struct deter_replay_ev *ev;
 	struct replay_plan plan;
 	char *err = NULL;
-	size_t i;
+	uint8_t *buf;
+	size_t i, len;
 
 	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
 	UNIT_CHECK_EQ(plan.nthreads, 1);
@@ -437,6 +440,14 @@ static void test_plan_errqueue(void)
 	UNIT_CHECK_EQ(plan.threads[0].calls[1].locks, 1);
 	UNIT_CHECK(!replay_plan_check(&plan, &err));
 	replay_plan_free(&plan);
+	/* Nor does deter.ko's script have them. */
+	UNIT_CHECK(!replay_script_build(&log, &buf, &len, &err));
+	h = (const struct deter_replay_hdr *)buf;
+	ev = (const struct deter_replay_ev *)(h + 1);
+	UNIT_CHECK_EQ(h->nevents, ARRAY_SIZE(evs) - 2);
+	UNIT_CHECK_EQ(len, sizeof(*h) + (ARRAY_SIZE(evs) - 2) * sizeof(*ev));
+	UNIT_CHECK_EQ(ev[3].seq, 6);
+	free(buf);
 	for (i = 0; i < ARRAY_SIZE(refused); i++) {
 		struct rec_ev *e = &evs[refused[i].ev];
 		struct rec_ev keep = *e;
