@@ -474,7 +474,7 @@ enum {
 	DETER_LOG_NO_IDENTITY = 0x4,	/* never established */
 	DETER_LOG_MISSING_VALUES = 0x8,	/* a MISSING value: see enum deter_abi_missing */
 	DETER_LOG_CUT = 0x10,		/* ends before its connection: the log was full */
-	DETER_LOG_OTHER_LAYER = 0x20,	/* calls through a layer deter does not see (format 13) */
+	DETER_LOG_UNSEEN_CALLS = 0x20,	/* calls past deter's hooks (format 13) */
 };
 
 struct deter_log_header {
@@ -663,13 +663,14 @@ enum deter_abi_host {
 enum deter_abi_missing {
 	DETER_MISSING_HANDSHAKE = 1,	/* a passive end's SYN IP ID and SYN-ACK clocks */
 	/*
-	 * The application's calls go through a layer above TCP whose
-	 * calls reach TCP past deter's hooks (format 13): a ULP (kTLS,
+	 * Calls reached TCP past deter's hooks (format 13): a ULP (kTLS,
 	 * MPTCP's subflows) or a BPF sockmap replaced the socket's
-	 * protocol; the log has lock turns without their calls
-	 * (DETER_LOG_OTHER_LAYER, not DETER_LOG_MISSING_VALUES)
+	 * protocol, or bytes were read without a read call deter saw
+	 * (TCP_ZEROCOPY_RECEIVE, a kernel reader's tcp_read_sock()); the
+	 * log has lock turns without their calls (DETER_LOG_UNSEEN_CALLS,
+	 * not DETER_LOG_MISSING_VALUES)
 	 */
-	DETER_MISSING_LAYER = 2,
+	DETER_MISSING_CALLS = 2,
 };
 
 /* The VALUE events that carry a second number, b. */

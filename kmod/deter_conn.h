@@ -134,7 +134,11 @@ struct deter_sock {
 	/* owner only: page-fragment refills that kept going, in a row */
 	u32 pf_same;
 	bool pf_seen;			/* a refill was logged */
-	bool other_layer;		/* MISSING LAYER was logged */
+	bool unseen_calls;		/* MISSING CALLS was logged */
+	/* owner only: read calls under way; copied_seq after the last */
+	bool rd_known;
+	u16 rd_open;
+	u32 rd_end;
 	/*
 	 * Owner only: the spliced send under way (deter_conn_send_pages()),
 	 * from its start to its CALL_DONE: its bvecs as it began, their

@@ -977,6 +977,16 @@ static void deter_rec_tcpopt(struct deter_sock *ds, enum deter_tcpopt i, u64 v)
 		       0, 0);
 }
 
+/* Calls reached @sk past deter's hooks: the log is incomplete from here on. */
+static void deter_rec_unseen(struct deter_sock *ds)
+{
+	if (ds->unseen_calls)
+		return;
+	ds->unseen_calls = true;
+	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING, DETER_MISSING_CALLS,
+		       0, 0);
+}
+
 /*
  * Whether the application's calls on @sk go through a layer above TCP
  * that calls TCP past deter's hooks: a ULP (kTLS, MPTCP's subflows,
@@ -990,6 +1000,27 @@ static bool deter_rec_other_layer(const struct sock *sk)
 	return READ_ONCE(inet_csk(sk)->icsk_ulp_ops) ||
 	       prot->recvmsg != tcp_prot.recvmsg ||
 	       prot->sendmsg != tcp_prot.sendmsg;
+}
+
+/*
+ * Before a read call, shutdown or close, with no read under way: bytes
+ * read since the last read call returned were read past deter's hooks
+ * (TCP_ZEROCOPY_RECEIVE, a kernel reader's tcp_read_sock(), a sockmap's
+ * tcp_read_skb()). tcp_check_urg() steps over the urgent byte at the
+ * read point on its own.
+ */
+static void deter_rec_reads_seen(struct deter_sock *ds, const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 moved = READ_ONCE(tp->copied_seq) - ds->rd_end;
+
+	if (!ds->rd_known || ds->rd_open || !moved)
+		return;
+	if (moved == 1 && tp->urg_seq == ds->rd_end) {
+		ds->rd_end++;
+		return;
+	}
+	deter_rec_unseen(ds);
 }
 
 /*
@@ -1047,12 +1078,8 @@ static void deter_rec_config(struct deter_sock *ds, const struct sock *sk)
 	deter_rec_tcpopt(ds, DETER_TCPOPT_SNDTIMEO,
 			 deter_rec_timeo(READ_ONCE(sk->sk_sndtimeo)));
 
-	/* Once: the log is incomplete from here on (DETER_LOG_OTHER_LAYER). */
-	if (unlikely(!ds->other_layer && deter_rec_other_layer(sk))) {
-		ds->other_layer = true;
-		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
-			       DETER_MISSING_LAYER, 0, 0);
-	}
+	if (unlikely(!ds->unseen_calls && deter_rec_other_layer(sk)))
+		deter_rec_unseen(ds);
 }
 
 /*
@@ -1291,6 +1318,11 @@ void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 
 	if (!ds || WARN_ON_ONCE(call >= DETER_CALL_MAX))
 		return;
+	if (call == DETER_CALL_RECVMSG || call == DETER_CALL_SPLICE_READ ||
+	    call == DETER_CALL_SHUTDOWN || call == DETER_CALL_CLOSE)
+		deter_rec_reads_seen(ds, sk);
+	if (call == DETER_CALL_RECVMSG || call == DETER_CALL_SPLICE_READ)
+		ds->rd_open++;
 	deter_rec_emit(ds, DETER_EV_CALL, deter_rec_call_abi[call], arg,
 		       (u64)flags << 32 | (u32)task_pid_nr(current), 0);
 }
@@ -1303,6 +1335,9 @@ void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret,
 
 	if (!ds || WARN_ON_ONCE(call >= DETER_CALL_MAX))
 		return;
+	if ((call == DETER_CALL_RECVMSG || call == DETER_CALL_SPLICE_READ) &&
+	    ds->rd_open && !--ds->rd_open)
+		ds->rd_end = READ_ONCE(tcp_sk(sk)->copied_seq);
 	seq = deter_rec_emit(ds, DETER_EV_CALL_DONE, deter_rec_call_abi[call],
 			     (u64)ret, pages, 0);
 	/* A read of the error queue does not own the socket: no state. */
@@ -1515,6 +1550,8 @@ static void deter_rec_state(void *data, const struct sock *csk, int oldstate,
 		/* Only the child that won the handshake gets here. */
 		if (ds->child)
 			deter_rec_synack_emit(ds, sk);
+		ds->rd_end = READ_ONCE(tcp_sk(sk)->copied_seq);
+		ds->rd_known = true;
 		deter_rec_conn(ds, sk, oldstate == TCP_SYN_SENT);
 	}
 }

@@ -275,7 +275,7 @@ int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 		if (ev[i].seq > max)
 			max = ev[i].seq;
 		if (ev[i].type == DETER_EV_VALUE && ev[i].sub == DETER_V_MISSING)
-			status |= ev[i].a == DETER_MISSING_LAYER ? DETER_LOG_OTHER_LAYER :
+			status |= ev[i].a == DETER_MISSING_CALLS ? DETER_LOG_UNSEEN_CALLS :
 				  DETER_LOG_MISSING_VALUES;
 	}
 	c = rec_table_get(t, conn, ts, max, n);

@@ -2296,7 +2296,7 @@ const char *rec_log_status_str(uint32_t status, char *buf, size_t len)
 		 status & DETER_LOG_NO_IDENTITY ? ",no-identity" : "",
 		 status & DETER_LOG_MISSING_VALUES ? ",missing-values" : "",
 		 status & DETER_LOG_CUT ? ",cut" : "",
-		 status & DETER_LOG_OTHER_LAYER ? ",other-layer" : "");
+		 status & DETER_LOG_UNSEEN_CALLS ? ",unseen-calls" : "");
 	return buf;
 }
 

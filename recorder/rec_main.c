@@ -908,9 +908,9 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			       !connecting ? "" : json ? ",\"call\":\"connect\"" : " (connect())");
 		else if (e->sub == DETER_V_HOST)
 			printf(json ? ",\"answer\":\"wait timed out\"" : ": wait timed out");
-		else if (e->sub == DETER_V_MISSING && e->a == DETER_MISSING_LAYER)
-			printf(json ? ",\"why\":\"other layer\"" :
-				      " (calls through a layer above TCP: a ULP such as kTLS or MPTCP, or a sockmap)");
+		else if (e->sub == DETER_V_MISSING && e->a == DETER_MISSING_CALLS)
+			printf(json ? ",\"why\":\"unseen calls\"" :
+				      " (calls that reach TCP past deter's hooks: a layer above TCP or reads it did not see)");
 		else if (e->sub == DETER_V_PAGE_FRAG)
 			printf(json ? ",\"offset\":%llu,\"page_bytes\":%llu" :
 				      ": offset %llu of a %llu B page",

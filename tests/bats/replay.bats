@@ -156,12 +156,12 @@ log_pair_with_status() {
 }
 
 @test "deter replay of a log whose calls went through another layer refuses it" {
-	log_pair_with_status a.dlog 20	# DETER_LOG_OTHER_LAYER
+	log_pair_with_status a.dlog 20	# DETER_LOG_UNSEEN_CALLS
 	run --separate-stderr "$DETER" replay a.dlog b.dlog
 	assert_status 1
-	[ "$stderr" = "deter replay: a.dlog: incomplete log (other-layer): cannot replay" ]
+	[ "$stderr" = "deter replay: a.dlog: incomplete log (unseen-calls): cannot replay" ]
 	run "$DETER" ls -d . --json
-	[[ "$output" == *'"incomplete":true,"status":"incomplete,other-layer"'* ]]
+	[[ "$output" == *'"incomplete":true,"status":"incomplete,unseen-calls"'* ]]
 }
 
 @test "deter replay --kernel without --vm is a usage error" {

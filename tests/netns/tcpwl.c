@@ -5,7 +5,7 @@
  *   tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]
  *                [--read-delay-us N] [--rcvbuf N] [--quickack]
  *                [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]
- *                [SOCKET OPTIONS]
+ *                [--zerocopy-receive] [SOCKET OPTIONS]
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
@@ -27,7 +27,11 @@
  * after each read (bulk) or request (RPC), as latency-minded servers do;
  * --resp-delay-ms holds its K-th response (from 1) back MS ms. In bulk
  * mode, --splice-read reads with splice() into a pipe, as proxies do,
- * and empties the pipe after each call; it prints "splice_reads N". A call
+ * and empties the pipe after each call; it prints "splice_reads N".
+ * --zerocopy-receive reads with getsockopt(TCP_ZEROCOPY_RECEIVE), its
+ * bytes copied into a buffer larger than the receive queue can grow
+ * (--rcvbuf 65536 is set with it), polling when none are there, and
+ * prints "zerocopy_receives N"; it ends at EOF (EIO) without a recv(). A call
  * that times out (--rcvtimeo-ms, --sndtimeo-ms) is counted and made
  * again, as an application with timeouts would after logging it; the
  * count is printed as "timeouts N". --force-bufs sets --sndbuf and
@@ -103,6 +107,7 @@ struct wl_opts {
 	size_t rpc_req, rpc_resp;	/* RPC: request and response bytes */
 	unsigned int read_delay_us;	/* server: pause between reads */
 	int splice_read;		/* server: read with splice() */
+	int zc_receive;			/* server: read with TCP_ZEROCOPY_RECEIVE */
 	int sndbuf, rcvbuf;		/* SO_SNDBUF/SO_RCVBUF, 0 = default */
 	int force_bufs;			/* ... as SO_SNDBUFFORCE/SO_RCVBUFFORCE */
 	const char *cc;			/* TCP_CONGESTION, NULL = default */
@@ -457,6 +462,48 @@ static int wl_recv_all(int fd, char *buf, size_t len)
 	return 1;
 }
 
+/*
+ * --zerocopy-receive: one getsockopt(TCP_ZEROCOPY_RECEIVE) that copies
+ * what the receive queue holds into a buffer (no mapping: the buffer
+ * holds more than the queue can), polling first when it is empty.
+ * Return: the bytes read, 0 at EOF.
+ */
+static ssize_t wl_zc_read(int fd)
+{
+	/* linux/tcp.h's (6.12), which netinet/tcp.h has only the start of */
+	struct {
+		unsigned long long address;
+		unsigned int length, recv_skip_hint, inq;
+		int err;
+		unsigned long long copybuf_address;
+		int copybuf_len;
+		unsigned int flags;
+		unsigned long long msg_control, msg_controllen;
+		unsigned int msg_flags, reserved;
+	} zc;
+	static char copybuf[1 << 20];
+	socklen_t len = sizeof(zc);
+
+	for (;;) {
+		memset(&zc, 0, sizeof(zc));
+		zc.copybuf_address = (unsigned long)copybuf;
+		zc.copybuf_len = sizeof(copybuf);
+		if (getsockopt(fd, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &zc, &len)) {
+			if (errno == EIO)
+				return 0;	/* the queue is empty and the peer done */
+			wl_die(1, "TCP_ZEROCOPY_RECEIVE: %s", strerror(errno));
+		}
+		if (zc.err)
+			wl_die(1, "TCP_ZEROCOPY_RECEIVE: error %d", zc.err);
+		if (zc.copybuf_len > 0)
+			return zc.copybuf_len;
+		if (zc.recv_skip_hint)
+			wl_die(1, "TCP_ZEROCOPY_RECEIVE: %u bytes left past the buffer",
+			       zc.recv_skip_hint);
+		wl_poll(fd, POLLIN);
+	}
+}
+
 static int wl_server(const struct wl_opts *o)
 {
 	struct sockaddr_storage sin;
@@ -506,13 +553,16 @@ static int wl_server(const struct wl_opts *o)
 		}
 		printf("served %llu\n", served);
 	} else {
-		unsigned long long splices = 0;
+		unsigned long long splices = 0, zcs = 0;
 		int p[2] = { -1, -1 };
 
 		if (o->splice_read && pipe(p))
 			wl_die(1, "pipe: %s", strerror(errno));
 		for (;;) {
-			if (o->splice_read) {
+			if (o->zc_receive) {
+				n = wl_zc_read(fd);
+				zcs++;
+			} else if (o->splice_read) {
 				n = splice(fd, NULL, p[1], NULL, o->io_size, 0);
 				splices++;
 				/* Empty the pipe: the next call gets its whole room. */
@@ -538,14 +588,14 @@ static int wl_server(const struct wl_opts *o)
 				usleep(o->read_delay_us);
 		}
 		printf("received %llu\n", total);
+		if (o->zc_receive)
+			printf("zerocopy_receives %llu\n", zcs);
 		if (o->splice_read) {
 			printf("splice_reads %llu\n", splices);
 			close(p[0]);
 			close(p[1]);
 		}
 	}
-	if (wl_errq)
-		printf("errqueue reads %llu messages %llu\n", wl_errq_reads, wl_errq_msgs);
 	wl_print_eagain();
 	wl_signals(0);
 	close(fd);
@@ -688,6 +738,8 @@ static int wl_client(const struct wl_opts *o)
 		if (o->sndtimeo_ms)
 			printf("timeouts %llu\n", wl_timeouts);
 	}
+	if (wl_errq)
+		printf("errqueue reads %llu messages %llu\n", wl_errq_reads, wl_errq_msgs);
 	wl_print_eagain();
 	wl_signals(0);
 	close(fd);
@@ -701,7 +753,7 @@ static void wl_usage(FILE *f)
 		"usage: tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]\n"
 		"                    [--read-delay-us N] [--rcvbuf N] [--quickack]\n"
 		"                    [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]\n"
-		"                    [SOCKET OPTIONS]\n"
+		"                    [--zerocopy-receive] [SOCKET OPTIONS]\n"
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
@@ -724,6 +776,7 @@ int main(int argc, char **argv)
 		{ "read-size", required_argument, NULL, 'r' },
 		{ "read-delay-us", required_argument, NULL, 'd' },
 		{ "splice-read", no_argument, NULL, 'V' },
+		{ "zerocopy-receive", no_argument, NULL, 'g' },
 		{ "rpc", required_argument, NULL, 'R' },
 		{ "sndbuf", required_argument, NULL, 'S' },
 		{ "rcvbuf", required_argument, NULL, 'B' },
@@ -800,6 +853,10 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			o.read_delay_us = wl_num("--read-delay-us", optarg);
+			break;
+		case 'g':
+			o.zc_receive = 1;
+			o.rcvbuf = 65536;
 			break;
 		case 'V':
 			o.splice_read = 1;

@@ -377,6 +377,38 @@ errqueue_check() {
 	log_test $CHECK_RC "$name: deter replay refuses the log in one line ($(cut -c1-100 "$TB_TMP/replay.out"))"
 }
 
+# unseen_check NAME HOST: HOST's log (a: A's, $ID; b: B's) must be
+# incomplete, "unseen-calls", with its MISSING CALLS value, the other
+# complete, and deter replay must refuse the pair in one line saying why.
+unseen_check() {
+	local name=$1 bad good id rc
+
+	CHECK_RC=0
+	if [ "$2" = a ]; then
+		id=$ID
+		bad=$(grep "\"id\":\"$ID\"" "$TB_TMP/ls.json" | grep -o '"status":"[^"]*"')
+		good=$(grep -v "\"id\":\"$ID\"" "$TB_TMP/ls.json" | grep -o '"status":"[^"]*"')
+	else
+		id=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+		bad=$(grep -v "\"id\":\"$ID\"" "$TB_TMP/ls.json" | grep -o '"status":"[^"]*"')
+		good=$(grep "\"id\":\"$ID\"" "$TB_TMP/ls.json" | grep -o '"status":"[^"]*"')
+	fi
+	[ "$bad" = '"status":"incomplete,unseen-calls"' ] && [ "$good" = '"status":"complete"' ]
+	check_err $? "$2's log: ${bad:-none}, the other's: ${good:-none}"
+	"$DETER" show -d "$LOGS" "$id" > "$TB_TMP/show-$2.txt"
+	grep -q ' value      missing 2 (calls that reach TCP past deter' "$TB_TMP/show-$2.txt"
+	check_err $? "$2's log has no MISSING CALLS value"
+	log_test $CHECK_RC "$name: $2's log is incomplete (unseen-calls), the other complete"
+
+	CHECK_RC=0
+	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" > "$TB_TMP/replay.out" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && [ "$(wc -l < "$TB_TMP/replay.out")" = 1 ] &&
+		grep -q "$id.dlog: incomplete log (unseen-calls): cannot replay" "$TB_TMP/replay.out"
+	check_err $? "deter replay exited $rc: $(head -3 "$TB_TMP/replay.out")"
+	log_test $CHECK_RC "$name: deter replay refuses the pair in one line ($(cut -c1-100 "$TB_TMP/replay.out"))"
+}
+
 # scenario_run NAME [CHECK ARGS...]: record, check the logs with the
 # command CHECK ARGS if given, then replay REPLAYS times.
 scenario_run() {

@@ -790,7 +790,7 @@ static void test_tcpopt(void)
 /*
  * A passive end whose handshake values were lost (DETER_V_MISSING) is
  * whole and closed, yet its log is incomplete, and says why; so is one
- * whose calls went through a layer above TCP (MISSING LAYER).
+ * whose calls went through a layer above TCP (MISSING CALLS).
  */
 static void check_missing(uint64_t why, uint32_t status, const char *str)
 {
@@ -833,7 +833,7 @@ static void test_missing(void)
 {
 	check_missing(DETER_MISSING_HANDSHAKE, DETER_LOG_MISSING_VALUES,
 		      "incomplete,missing-values");
-	check_missing(DETER_MISSING_LAYER, DETER_LOG_OTHER_LAYER, "incomplete,other-layer");
+	check_missing(DETER_MISSING_CALLS, DETER_LOG_UNSEEN_CALLS, "incomplete,unseen-calls");
 }
 
 /*
