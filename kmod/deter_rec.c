@@ -1335,8 +1335,9 @@ void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret,
 
 	if (!ds || WARN_ON_ONCE(call >= DETER_CALL_MAX))
 		return;
+	/* The last read under way returned (or one deter did not see start). */
 	if ((call == DETER_CALL_RECVMSG || call == DETER_CALL_SPLICE_READ) &&
-	    ds->rd_open && !--ds->rd_open)
+	    (!ds->rd_open || !--ds->rd_open))
 		ds->rd_end = READ_ONCE(tcp_sk(sk)->copied_seq);
 	seq = deter_rec_emit(ds, DETER_EV_CALL_DONE, deter_rec_call_abi[call],
 			     (u64)ret, pages, 0);

@@ -69,7 +69,8 @@
  * "zerocopy" sends with MSG_ZEROCOPY on a socket with SO_ZEROCOPY (the
  * queue gets their completions), "tx-timestamps" sets SO_TIMESTAMPING
  * for software transmit timestamps once connected (the queue gets the
- * timestamps); it prints "errqueue reads N messages M". The client's
+ * timestamps), and after the last send() waits up to 2 s for something
+ * there; it prints "errqueue reads N messages M". The client's
  * --ulp sets TCP_ULP NAME once connected (a layer above TCP); --ulp
  * tls-tx sets the "tls" ULP and a TLS 1.2 AES-GCM-128 transmit key (of
  * zeros), so that kTLS encrypts every send into records.
@@ -421,6 +422,21 @@ static void wl_errq_drain(int fd)
 	}
 }
 
+/*
+ * --errqueue zerocopy|tx-timestamps, after the last send(): wait up to
+ * 2 s for the error queue to hold something (POLLERR) and drain it, so
+ * that at least one read finds a message however fast the sends went.
+ */
+static void wl_errq_wait(int fd)
+{
+	struct pollfd p = { .fd = fd };
+
+	if (wl_errq != WL_ERRQ_ZEROCOPY && wl_errq != WL_ERRQ_TXSTAMP)
+		return;
+	if (poll(&p, 1, 2000) > 0 && (p.revents & POLLERR))
+		wl_errq_drain(fd);
+}
+
 static void wl_send_all(int fd, const char *buf, size_t len)
 {
 	int flags = wl_errq == WL_ERRQ_ZEROCOPY ? MSG_ZEROCOPY : 0;
@@ -712,6 +728,7 @@ static int wl_client(const struct wl_opts *o)
 		}
 		if (mfd >= 0)
 			close(mfd);
+		wl_errq_wait(fd);
 		if (o->linger >= 0) {
 			struct timespec t0, t1;
 
