@@ -1071,17 +1071,6 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	return true;
 }
 
-/*
- * A logged call or return (@type) of a call the replay makes: not the
- * error queue's reads, which found it empty (else replay_plan_check()
- * refuses the log) and which the generator leaves out, having no
- * effect on TCP.
- */
-static bool deter_rpl_is_call(const struct deter_replay_ev *e, u16 type)
-{
-	return e->type == type && e->sub != DETER_ABI_CALL_RECV_ERRQUEUE;
-}
-
 bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
 {
 	struct deter_rpl *rpl = deter_rpl_get(sk);
@@ -1090,11 +1079,12 @@ bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
 
 	if (!rpl)
 		return false;
+	/* Unlocked; the script has none of them (replay_script_build()). */
 	if (call == DETER_CALL_RECV_ERRQUEUE)
 		return true;
 	spin_lock_bh(&rpl->lock);
 	for (i = rpl->call; (e = deter_rpl_at(rpl, i)); i++)
-		if (deter_rpl_is_call(e, DETER_EV_CALL))
+		if (e->type == DETER_EV_CALL)
 			break;
 	if (!e) {
 		deter_rpl_diverge(rpl, "a socket call (%u, %llu bytes) beyond the end of the log",
@@ -1142,7 +1132,7 @@ bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
 		return true;
 	spin_lock_bh(&rpl->lock);
 	for (i = rpl->call; (e = deter_rpl_at(rpl, i)); i++)
-		if (deter_rpl_is_call(e, DETER_EV_CALL_DONE))
+		if (e->type == DETER_EV_CALL_DONE)
 			break;
 	if (!e) {
 		deter_rpl_diverge(rpl, "a socket call returned beyond the end of the log");

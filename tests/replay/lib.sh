@@ -311,6 +311,20 @@ spliced_check() {
 	log_test $CHECK_RC "$name: A's log has its $n sends spliced, $bytes bytes, pages from offset $off on, $c going on from the last"
 }
 
+# replay_refused NAME PATTERN [WHAT]: deter replay of $ID must fail with
+# one line matching PATTERN (grep), WHAT added to the failure's text.
+replay_refused() {
+	local rc
+
+	CHECK_RC=0
+	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" > "$TB_TMP/replay.out" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && [ "$(wc -l < "$TB_TMP/replay.out")" = 1 ] &&
+		grep -q "$2" "$TB_TMP/replay.out"
+	check_err $? "deter replay exited $rc${3:+ ($3)}: $(head -3 "$TB_TMP/replay.out")"
+	log_test $CHECK_RC "$1: deter replay refuses the ${4:-log} in one line ($(cut -c1-100 "$TB_TMP/replay.out"))"
+}
+
 # errqueue_workload MODE: A sends 1 MB in 16 KiB send()s to B, reading
 # its error queue after each (tcpwl --errqueue MODE), under strace, whose
 # sendto(), recvmsg() and poll() lines go to $TB_TMP/strace.txt.
@@ -369,21 +383,16 @@ errqueue_check() {
 		return
 	fi
 
-	CHECK_RC=0
-	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" > "$TB_TMP/replay.out" 2>&1
-	rc=$?
 	seq=$(grep -m1 -E " return +sendmsg = [0-9]+.*$mark\$" "$TB_TMP/show-a.txt" | awk '{ print $1 }')
-	[ $rc -ne 0 ] && [ "$(wc -l < "$TB_TMP/replay.out")" = 1 ] &&
-		grep -q "event $seq: a .* cannot be replayed" "$TB_TMP/replay.out"
-	check_err $? "deter replay exited $rc (first marked send's return: event ${seq:-none}): $(head -3 "$TB_TMP/replay.out")"
-	log_test $CHECK_RC "$name: deter replay refuses the log in one line ($(cut -c1-100 "$TB_TMP/replay.out"))"
+	replay_refused "$name" "event $seq: a .* cannot be replayed" \
+		"first marked send's return: event ${seq:-none}"
 }
 
 # unseen_check NAME HOST: HOST's log (a: A's, $ID; b: B's) must be
 # incomplete, "unseen-calls", with its MISSING CALLS value, the other
 # complete, and deter replay must refuse the pair in one line saying why.
 unseen_check() {
-	local name=$1 bad good id rc
+	local name=$1 bad good id
 
 	CHECK_RC=0
 	if [ "$2" = a ]; then
@@ -402,13 +411,7 @@ unseen_check() {
 	check_err $? "$2's log has no MISSING CALLS value"
 	log_test $CHECK_RC "$name: $2's log is incomplete (unseen-calls), the other complete"
 
-	CHECK_RC=0
-	"$DETER" replay -d "$LOGS" "$ID" -o "$TB_TMP/r" > "$TB_TMP/replay.out" 2>&1
-	rc=$?
-	[ $rc -ne 0 ] && [ "$(wc -l < "$TB_TMP/replay.out")" = 1 ] &&
-		grep -q "$id.dlog: incomplete log (unseen-calls): cannot replay" "$TB_TMP/replay.out"
-	check_err $? "deter replay exited $rc: $(head -3 "$TB_TMP/replay.out")"
-	log_test $CHECK_RC "$name: deter replay refuses the pair in one line ($(cut -c1-100 "$TB_TMP/replay.out"))"
+	replay_refused "$name" "$id.dlog: incomplete log (unseen-calls): cannot replay" "" pair
 }
 
 # scenario_run NAME [CHECK ARGS...]: record, check the logs with the
