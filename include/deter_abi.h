@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 13,
+	DETER_ABI_VERSION = 14,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
@@ -45,6 +45,9 @@ enum {
 	 * the DETER_SEND_* bits to a send's CALL_DONE b (a send whose
 	 * completions or transmit timestamps go to the error queue) and
 	 * CALL RECV_ERRQUEUE (older logs lack the error queue's reads).
+	 * 14 adds a splice read's pipe room and whether its socket was
+	 * nonblocking to its CALL flags (DETER_SPLICE_RD_*), without which
+	 * the replay refuses it, and signals that ended one.
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };
@@ -135,6 +138,24 @@ enum {
 #define DETER_SEND_ZEROCOPY	0x100000ULL
 #define DETER_SEND_TXSTAMP	0x200000ULL
 #define DETER_SEND_ERRQ		(DETER_SEND_ZEROCOPY | DETER_SEND_TXSTAMP)
+
+/*
+ * The flags of a splice read's CALL (format 14; older logs have the
+ * splice flags only):
+ *   FLAGS     the splice flags (SPLICE_F_*)
+ *   NONBLOCK  the socket's file was O_NONBLOCK: splice() reads so, and
+ *             waits as SO_RCVTIMEO says otherwise (recvmsg() has
+ *             MSG_DONTWAIT in its own flags instead)
+ *   ROOM      the buffers the pipe had room for when the call started,
+ *             at least 1, DETER_SPLICE_RD_ROOM_MAX if more: TCP adds a
+ *             buffer per fragment of its segments until the pipe is
+ *             full, which ends the call (the pipe is locked through it)
+ */
+#define DETER_SPLICE_RD_FLAGS		0xffU
+#define DETER_SPLICE_RD_NONBLOCK	0x100U
+#define DETER_SPLICE_RD_ROOM_SHIFT	12
+#define DETER_SPLICE_RD_ROOM_MAX	0xfffffU
+#define DETER_SPLICE_RD_ROOM(f)		((__u32)(f) >> DETER_SPLICE_RD_ROOM_SHIFT)
 enum deter_ev_type {
 	DETER_EV_LOCK = 1,
 	DETER_EV_RX,

@@ -440,3 +440,30 @@ void deter_conn_debugfs_init(struct dentry *dir)
 {
 	debugfs_create_file("stats", 0400, dir, NULL, &deter_conn_stats_fops);
 }
+
+/**
+ * deter_conn_splice_read_flags() - the CALL flags of a splice read
+ * @ds: the reading socket's state; its owner calls
+ * @sk: the socket
+ * @flags: the splice flags
+ *
+ * Adds to them what decides the call beside TCP's state, record and
+ * replay alike: the room of the pipe it fills, which DETER_VAL_PIPE_ROOM
+ * handed deter just before (0 if it did not), and whether the socket's
+ * file is nonblocking, as tcp_splice_read() reads it.
+ *
+ * Return: DETER_SPLICE_RD_* flags.
+ */
+u32 deter_conn_splice_read_flags(struct deter_sock *ds, const struct sock *sk,
+				 u32 flags)
+{
+	const struct socket *sock = sk->sk_socket;
+	u32 room = min_t(u32, ds->pipe_room, DETER_SPLICE_RD_ROOM_MAX);
+
+	ds->pipe_room = 0;
+	flags &= DETER_SPLICE_RD_FLAGS;
+	if (sock && sock->file && (READ_ONCE(sock->file->f_flags) & O_NONBLOCK))
+		flags |= DETER_SPLICE_RD_NONBLOCK;
+	return flags | room << DETER_SPLICE_RD_ROOM_SHIFT;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_conn_splice_read_flags);

@@ -147,6 +147,8 @@ struct deter_sock {
 	 * And what any send under way puts on the error queue (DETER_SEND_*).
 	 */
 	u64 sp_send;
+	/* owner only: DETER_VAL_PIPE_ROOM, for the splice read it starts */
+	u32 pipe_room;
 	const struct bio_vec *sp_bvec;
 	unsigned long sp_nr;
 	size_t sp_skip;
@@ -219,6 +221,8 @@ u64 deter_conn_send_errq(const struct sock *sk, const struct msghdr *msg);
 void deter_conn_send_pages(struct deter_sock *ds, const struct msghdr *msg,
 			   u64 send);
 u64 deter_conn_send_pages_done(struct deter_sock *ds, s64 ret);
+u32 deter_conn_splice_read_flags(struct deter_sock *ds, const struct sock *sk,
+				 u32 flags);
 
 void deter_conn_hash(struct deter_sock *ds);
 struct deter_sock *deter_conn_lookup(const struct net *net, __be32 saddr,

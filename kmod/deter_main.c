@@ -96,7 +96,12 @@ static bool deter_op_rx(struct sock *sk, struct sk_buff *skb)
 static void deter_op_call(struct sock *sk, enum deter_call call, u64 arg,
 			  u32 flags)
 {
-	if (!deter_replay_active() || !deter_replay_sk_call(sk, call, arg))
+	struct deter_sock *ds = deter_conn_get(sk);
+
+	if (ds && call == DETER_CALL_SPLICE_READ)
+		flags = deter_conn_splice_read_flags(ds, sk, flags);
+	if (!deter_replay_active() ||
+	    !deter_replay_sk_call(sk, call, arg, flags))
 		deter_rec_sk_call(sk, call, arg, flags);
 }
 
@@ -131,8 +136,16 @@ static void deter_op_icmp(struct sock *sk, const struct sk_buff *skb,
 static u64 deter_op_value(const struct sock *sk, const struct sk_buff *skb,
 			  enum deter_value what, u64 val)
 {
+	struct deter_sock *ds;
 	u64 v = val;
 
+	/* Seen by the splice read it starts, record and replay alike. */
+	if (what == DETER_VAL_PIPE_ROOM) {
+		ds = deter_conn_get(sk);
+		if (ds)
+			ds->pipe_room = min_t(u64, val, U32_MAX);
+		return val;
+	}
 	if (deter_replay_active() && deter_replay_value(sk, skb, what, &v))
 		return v;
 	return deter_rec_value(sk, skb, what, val);

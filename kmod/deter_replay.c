@@ -1071,7 +1071,25 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	return true;
 }
 
-bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
+/* A splice read's pipe room and socket mode (DETER_SPLICE_RD_*) in words. */
+static void deter_rpl_splice_read(u32 flags, char *buf, size_t len)
+{
+	snprintf(buf, len, "room for %u buffers%s", DETER_SPLICE_RD_ROOM(flags),
+		 flags & DETER_SPLICE_RD_NONBLOCK ? ", nonblocking" : "");
+}
+
+/**
+ * deter_replay_sk_call() - a replayed socket's owner entered a call
+ * @sk: the socket, owned by the caller
+ * @call: the call
+ * @arg: as the hook has it (bytes asked ...)
+ * @flags: as the hook has it; a splice read's with its pipe's room
+ *	(deter_conn_splice_read_flags())
+ *
+ * Return: false if @sk is not replayed (record it).
+ */
+bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg,
+			  u32 flags)
 {
 	struct deter_rpl *rpl = deter_rpl_get(sk);
 	const struct deter_replay_ev *e;
@@ -1092,6 +1110,15 @@ bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg)
 	} else if (e->sub != call || e->a != arg) {
 		deter_rpl_diverge(rpl, "event %u: expected call %u (%llu B), found %u (%llu B)",
 				  e->seq, e->sub, e->a, call, arg);
+	} else if (call == DETER_CALL_SPLICE_READ &&
+		   ((e->b >> 32) ^ flags) & ~DETER_SPLICE_RD_FLAGS) {
+		char w[48], f[48];
+
+		/* Format 14 on: the generator gives its pipe that room. */
+		deter_rpl_splice_read(e->b >> 32, w, sizeof(w));
+		deter_rpl_splice_read(flags, f, sizeof(f));
+		deter_rpl_diverge(rpl, "event %u: a splice read's pipe expected %s, found %s",
+				  e->seq, w, f);
 	}
 	rpl->call = i + 1;
 	spin_unlock_bh(&rpl->lock);

@@ -45,7 +45,8 @@ bool deter_replay_sk_backlog_check(struct sock *sk, bool release);
 bool deter_replay_page_frag_refill(struct sock *sk, struct page_frag *pfrag,
 				   bool *ok);
 bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken);
-bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg);
+bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg,
+			  u32 flags);
 bool deter_replay_sk_icmp(struct sock *sk);
 bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
 			       s64 ret, u64 pages);

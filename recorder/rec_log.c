@@ -480,6 +480,21 @@ static int rec_log_send_bits_ok(uint64_t b, unsigned int version)
 	return b && !(b & ~known) && (!(b & splice) || (b & DETER_SPLICE_KNOWN));
 }
 
+/*
+ * The flags of a splice read's CALL, as logs of @version have it: the
+ * splice flags (SPLICE_F_*, 4 bits), and from format 14 on the pipe's
+ * room and the socket's mode (DETER_SPLICE_RD_*).
+ */
+static int rec_log_splice_read_ok(uint64_t flags, unsigned int version)
+{
+	uint64_t known = 0xf;
+
+	if (version >= 14)
+		known |= DETER_SPLICE_RD_NONBLOCK |
+			 (uint64_t)DETER_SPLICE_RD_ROOM_MAX << DETER_SPLICE_RD_ROOM_SHIFT;
+	return !(flags & ~known);
+}
+
 /* Update the context with an event just encoded or decoded. */
 static void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 			      const struct rec_state *st)
@@ -1416,6 +1431,12 @@ next_chunk:
 		}
 		default:
 			rec_err(err, "body+%zu: unknown event type %u", at, type);
+			goto fail;
+		}
+		if (e.type == DETER_EV_CALL && e.sub == DETER_ABI_CALL_SPLICE_READ &&
+		    !rec_log_splice_read_ok(e.b >> 32, version)) {
+			rec_err(err, "body+%zu: bad flags %#llx on a splice read", at,
+				(unsigned long long)(e.b >> 32));
 			goto fail;
 		}
 		rec_log_ctx_after(c, &e, NULL);

@@ -767,9 +767,21 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		printf(json ? "\"event\":\"call\",\"call\":\"%s\",\"bytes\":%llu," :
 			      "call       %s bytes %llu",
 		       rec_call_names[e->sub], (unsigned long long)e->a);
-		printf(json ? "\"flags\":%llu," : " flags 0x%llx",
-		       (unsigned long long)(e->b >> 32));
-		if ((e->b >> 32) & DETER_MSG_SPLICE_PAGES)
+		if (e->sub == DETER_ABI_CALL_SPLICE_READ) {
+			/* Its pipe's room and socket mode (format 14). */
+			uint32_t f = e->b >> 32;
+
+			printf(json ? "\"flags\":%u," : " flags 0x%x", f & DETER_SPLICE_RD_FLAGS);
+			if (DETER_SPLICE_RD_ROOM(f))
+				printf(json ? "\"pipe_room\":%u," : ", pipe room %u",
+				       DETER_SPLICE_RD_ROOM(f));
+			if (f & DETER_SPLICE_RD_NONBLOCK)
+				printf(json ? "\"nonblocking\":true," : ", nonblocking");
+		} else {
+			printf(json ? "\"flags\":%llu," : " flags 0x%llx",
+			       (unsigned long long)(e->b >> 32));
+		}
+		if (e->sub != DETER_ABI_CALL_SPLICE_READ && (e->b >> 32) & DETER_MSG_SPLICE_PAGES)
 			printf(json ? "\"spliced\":true," : " (spliced)");
 		printf(json ? "\"tid\":%llu}\n" : " tid %llu\n",
 		       (unsigned long long)(e->b & 0xffffffff));

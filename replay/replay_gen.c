@@ -30,6 +30,16 @@
  * that has the bytes from one file sent front to back, from a page
  * boundary.)
  *
+ * A splice read (splice() from the socket into a pipe, as proxies read)
+ * moves bytes until the pipe is full: TCP adds a pipe buffer per
+ * fragment of its segments. The thread reads into a pipe of its own
+ * given, before each call, the room the log has (DETER_SPLICE_RD_*,
+ * format 14): the smallest size that holds it, emptied, topped up with
+ * one-byte buffers (a packet-mode pipe does not merge writes), and the
+ * socket nonblocking for the call if the original's was (shared by the
+ * threads: a log whose threads read so at once would diverge). The
+ * pipe is emptied after the call.
+ *
  * One generator thread per recorded thread, all started at once: the
  * order between threads is not ours to decide. deter.ko holds each call
  * until its turn in the recorded lock order, so the generator needs no
@@ -109,6 +119,8 @@ struct replay_gen_worker {
 	int pipe[2];		/* spliced sends go through it; -1 if none */
 	size_t inpipe;		/* bytes in it, not yet sent */
 	off_t moff;		/* where the next bytes come from in ctx->mfd */
+	int rpipe[2];		/* splice reads fill it; -1 until the first */
+	unsigned int rslots;	/* its size, buffers */
 };
 
 /* The memfd spliced sends cycle through: a multiple of the page size. */
@@ -412,6 +424,69 @@ static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct repla
 	return n;
 }
 
+/* Empty a splice read's pipe (its read end is nonblocking). */
+static int replay_gen_rpipe_drain(struct replay_gen_worker *w)
+{
+	uint8_t drop[REPLAY_GEN_PAGE];
+	ssize_t n;
+
+	while ((n = read(w->rpipe[0], drop, sizeof(drop))) > 0)
+		continue;
+	return n < 0 && errno == EAGAIN ? 0 : (errno = n ? errno : EIO, -1);
+}
+
+/*
+ * A splice read of @c->arg bytes into a pipe with the room the log has
+ * (replay_plan_check() refused a read whose room it lacks). Return: as
+ * splice() would; -1 with errno set, and a report, if the pipe could
+ * not be made so.
+ */
+static ssize_t replay_gen_splice_read(struct replay_gen_worker *w, const struct replay_call *c)
+{
+	struct replay_gen_ctx *ctx = w->ctx;
+	unsigned int room = DETER_SPLICE_RD_ROOM(c->flags), slots = 1, i;
+	int nb = !!(c->flags & DETER_SPLICE_RD_NONBLOCK), fl = -1, e;
+	const char *what;
+	ssize_t r;
+
+	while (slots < room)
+		slots <<= 1;
+	what = "pipe";
+	if (w->rpipe[0] < 0 && (pipe2(w->rpipe, O_CLOEXEC | O_DIRECT) ||
+				fcntl(w->rpipe[0], F_SETFL, O_NONBLOCK)))
+		goto fail;
+	what = "pipe size";
+	if (slots != w->rslots &&
+	    fcntl(w->rpipe[1], F_SETPIPE_SZ, (int)(slots * REPLAY_GEN_PAGE)) < 0)
+		goto fail;
+	w->rslots = slots;
+	what = "pipe buffers";
+	for (i = room; i < slots; i++)
+		if (write(w->rpipe[1], "", 1) != 1)
+			goto fail;
+	what = "socket mode";
+	fl = fcntl(ctx->fd, F_GETFL);
+	if (fl < 0 || (!!(fl & O_NONBLOCK) != nb &&
+		       fcntl(ctx->fd, F_SETFL, fl ^ O_NONBLOCK)))
+		goto fail;
+	r = splice(ctx->fd, NULL, w->rpipe[1], NULL, c->arg, c->flags & DETER_SPLICE_RD_FLAGS);
+	e = errno;
+	what = "socket mode";
+	if (!!(fl & O_NONBLOCK) != nb && fcntl(ctx->fd, F_SETFL, fl))
+		goto fail;
+	what = "pipe";
+	if (replay_gen_rpipe_drain(w))
+		goto fail;
+	errno = e;
+	return r;
+fail:
+	e = errno;
+	replay_gen_report(ctx, 'E', "event %u: splice read's %s (room for %u of %u buffers): %s",
+			  c->seq, what, room, slots, strerror(e));
+	errno = e;
+	return -1;
+}
+
 /* The pipe of a thread that splices; 0, or -1 after reporting E. */
 static int replay_gen_pipe(struct replay_gen_worker *w)
 {
@@ -420,6 +495,8 @@ static int replay_gen_pipe(struct replay_gen_worker *w)
 
 	w->pipe[0] = -1;
 	w->pipe[1] = -1;
+	w->rpipe[0] = -1;
+	w->rpipe[1] = -1;
 	if (!most)
 		return 0;
 	if (w->ctx->mfd < 0) {
@@ -481,6 +558,9 @@ static void *replay_gen_thread(void *arg)
 		case DETER_ABI_CALL_RECVMSG:
 			r = recv(ctx->fd, rbuf, c->arg, c->flags);
 			break;
+		case DETER_ABI_CALL_SPLICE_READ:
+			r = replay_gen_splice_read(w, c);
+			break;
 		case DETER_ABI_CALL_SHUTDOWN:
 			r = shutdown(ctx->fd, (int)c->arg - 1);
 			break;
@@ -528,6 +608,10 @@ static void *replay_gen_thread(void *arg)
 	if (w->pipe[0] >= 0) {
 		close(w->pipe[0]);
 		close(w->pipe[1]);
+	}
+	if (w->rpipe[0] >= 0) {
+		close(w->rpipe[0]);
+		close(w->rpipe[1]);
 	}
 	return NULL;
 }

@@ -691,9 +691,10 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 			if (c->call == DETER_ABI_CALL_SHUTDOWN && (c->arg < 1 || c->arg > 3))
 				return rec_err(err, "event %u: shutdown how %llu is not 1-3",
 					       c->seq, (unsigned long long)c->arg);
-			if (c->call == DETER_ABI_CALL_SPLICE_READ)
+			if (c->call == DETER_ABI_CALL_SPLICE_READ &&
+			    !DETER_SPLICE_RD_ROOM(c->flags))
 				return rec_err(err,
-					       "event %u: splice() from the socket cannot be replayed (the replay's pipe would not have the original's room)",
+					       "event %u: splice() from the socket cannot be replayed without its pipe's room (logs before format 14 lack it)",
 					       c->seq);
 			if (c->call == DETER_ABI_CALL_SETSOCKOPT && !rec_setsockopt_name(c->flags))
 				return rec_err(err,

@@ -33,7 +33,8 @@ struct replay_call {
 	uint32_t done_seq;	/* its CALL_DONE's, 0 if none was recorded */
 	uint16_t call;		/* enum deter_abi_call */
 	uint64_t arg;		/* bytes asked; SHUTDOWN: how + 1; CLOSE: linger, jiffies */
-	uint32_t flags;		/* MSG_* flags of send/recv, setsockopt's option */
+	/* MSG_* flags of send/recv, setsockopt's option, DETER_SPLICE_RD_* */
+	uint32_t flags;
 	int64_t ret;		/* recorded return value, if done_seq */
 	uint64_t pages;		/* a spliced send's pages, DETER_SPLICE_* (format 12; else 0) */
 	uint32_t opt_at;	/* options to set first: plan->opts[opt_at] on */

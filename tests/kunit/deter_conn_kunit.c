@@ -2,8 +2,10 @@
 /*
  * KUnit suite deter_conn: a spliced send's pages (DETER_SPLICE_*), as
  * deter_conn_send_pages() and deter_conn_send_pages_done() work them out
- * from the message's bvecs, for record and replay alike; and what a send
- * puts on the error queue (DETER_SEND_*), deter_conn_send_errq().
+ * from the message's bvecs, for record and replay alike; what a send
+ * puts on the error queue (DETER_SEND_*), deter_conn_send_errq(); and a
+ * splice read's pipe room and socket mode (DETER_SPLICE_RD_*),
+ * deter_conn_splice_read_flags().
  */
 #include <kunit/test.h>
 #include <linux/bvec.h>
@@ -203,10 +205,43 @@ static void deter_conn_send_errq_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, deter_conn_send_pages_done(t->ds, 100), 0);
 }
 
+static void deter_conn_splice_read_flags_test(struct kunit *test)
+{
+	struct deter_conn_test *t = test->priv;
+	struct sock *sk = kunit_kzalloc(test, sizeof(struct tcp_sock), GFP_KERNEL);
+	struct socket *sock = kunit_kzalloc(test, sizeof(*sock), GFP_KERNEL);
+	struct file *file = kunit_kzalloc(test, sizeof(*file), GFP_KERNEL);
+	const u32 room = DETER_SPLICE_RD_ROOM_SHIFT;
+
+	KUNIT_ASSERT_NOT_NULL(test, sk);
+	KUNIT_ASSERT_NOT_NULL(test, sock);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	/* No room handed over, no socket: the splice flags alone. */
+	KUNIT_EXPECT_EQ(test, deter_conn_splice_read_flags(t->ds, sk, 0x4), 0x4);
+	sk->sk_socket = sock;
+	sock->file = file;
+	t->ds->pipe_room = 16;
+	KUNIT_EXPECT_EQ(test, deter_conn_splice_read_flags(t->ds, sk, 0x2),
+			16 << room | 0x2);
+	/* The room is the call's it came with: taken once. */
+	KUNIT_EXPECT_EQ(test, t->ds->pipe_room, 0);
+	KUNIT_EXPECT_EQ(test, deter_conn_splice_read_flags(t->ds, sk, 0), 0);
+	/* A nonblocking file; unknown flag bits dropped. */
+	file->f_flags = O_NONBLOCK | O_CLOEXEC;
+	t->ds->pipe_room = 1;
+	KUNIT_EXPECT_EQ(test, deter_conn_splice_read_flags(t->ds, sk, 0x10f),
+			1 << room | DETER_SPLICE_RD_NONBLOCK | 0xf);
+	/* More room than the log holds: the most it can say. */
+	t->ds->pipe_room = U32_MAX;
+	KUNIT_EXPECT_EQ(test, DETER_SPLICE_RD_ROOM(deter_conn_splice_read_flags(t->ds, sk, 0)),
+			DETER_SPLICE_RD_ROOM_MAX);
+}
+
 static struct kunit_case deter_conn_test_cases[] = {
 	KUNIT_CASE(deter_conn_send_pages_test),
 	KUNIT_CASE(deter_conn_send_pages_other_test),
 	KUNIT_CASE(deter_conn_send_errq_test),
+	KUNIT_CASE(deter_conn_splice_read_flags_test),
 	{}
 };
 

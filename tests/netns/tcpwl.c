@@ -5,7 +5,8 @@
  *   tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]
  *                [--read-delay-us N] [--rcvbuf N] [--quickack]
  *                [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]
- *                [--zerocopy-receive] [SOCKET OPTIONS]
+ *                [--pipe-size N] [--pipe-keep N] [--zerocopy-receive]
+ *                [SOCKET OPTIONS]
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
  *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
@@ -28,6 +29,9 @@
  * --resp-delay-ms holds its K-th response (from 1) back MS ms. In bulk
  * mode, --splice-read reads with splice() into a pipe, as proxies do,
  * and empties the pipe after each call; it prints "splice_reads N".
+ * --pipe-size sets the pipe's size (F_SETPIPE_SZ), and --pipe-keep N
+ * leaves up to N bytes in it after every other call, so that the next
+ * call finds it part full, as a proxy's pipe is when its peer is slow.
  * --zerocopy-receive reads with getsockopt(TCP_ZEROCOPY_RECEIVE), its
  * bytes copied into a buffer larger than the receive queue can grow
  * (--rcvbuf 65536 is set with it), polling when none are there, and
@@ -89,6 +93,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -108,6 +113,8 @@ struct wl_opts {
 	size_t rpc_req, rpc_resp;	/* RPC: request and response bytes */
 	unsigned int read_delay_us;	/* server: pause between reads */
 	int splice_read;		/* server: read with splice() */
+	int pipe_size;			/* ... into a pipe this large, 0 = default */
+	int pipe_keep;			/* ... left with up to N bytes every other call */
 	int zc_receive;			/* server: read with TCP_ZEROCOPY_RECEIVE */
 	int sndbuf, rcvbuf;		/* SO_SNDBUF/SO_RCVBUF, 0 = default */
 	int force_bufs;			/* ... as SO_SNDBUFFORCE/SO_RCVBUFFORCE */
@@ -457,6 +464,23 @@ static void wl_send_all(int fd, const char *buf, size_t len)
 }
 
 /* Read exactly @len bytes; return 0 at a clean EOF before the first byte. */
+/* Read the pipe down to at most @keep bytes. */
+static void wl_pipe_drain(int fd, char *buf, size_t bufsz, int keep)
+{
+	int in;
+	ssize_t m;
+
+	for (;;) {
+		if (ioctl(fd, FIONREAD, &in))
+			wl_die(1, "FIONREAD on the pipe: %s", strerror(errno));
+		if (in <= keep)
+			return;
+		m = read(fd, buf, (size_t)(in - keep) < bufsz ? (size_t)(in - keep) : bufsz);
+		if (m <= 0)
+			wl_die(1, "read from the pipe: %s", m ? strerror(errno) : "end of file");
+	}
+}
+
 static int wl_recv_all(int fd, char *buf, size_t len)
 {
 	size_t got = 0;
@@ -574,6 +598,9 @@ static int wl_server(const struct wl_opts *o)
 
 		if (o->splice_read && pipe(p))
 			wl_die(1, "pipe: %s", strerror(errno));
+		if (o->splice_read && o->pipe_size &&
+		    fcntl(p[1], F_SETPIPE_SZ, o->pipe_size) < 0)
+			wl_die(1, "F_SETPIPE_SZ %d: %s", o->pipe_size, strerror(errno));
 		for (;;) {
 			if (o->zc_receive) {
 				n = wl_zc_read(fd);
@@ -582,12 +609,7 @@ static int wl_server(const struct wl_opts *o)
 				n = splice(fd, NULL, p[1], NULL, o->io_size, 0);
 				splices++;
 				/* Empty the pipe: the next call gets its whole room. */
-				for (ssize_t k = n, m; k > 0; k -= m) {
-					m = read(p[0], buf, (size_t)k < bufsz ? (size_t)k : bufsz);
-					if (m <= 0)
-						wl_die(1, "read from the pipe: %s",
-						       m ? strerror(errno) : "end of file");
-				}
+				wl_pipe_drain(p[0], buf, bufsz, splices % 2 ? o->pipe_keep : 0);
 			} else {
 				n = recv(fd, buf, o->io_size, 0);
 			}
@@ -770,7 +792,8 @@ static void wl_usage(FILE *f)
 		"usage: tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]\n"
 		"                    [--read-delay-us N] [--rcvbuf N] [--quickack]\n"
 		"                    [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]\n"
-		"                    [--zerocopy-receive] [SOCKET OPTIONS]\n"
+		"                    [--pipe-size N] [--pipe-keep N] [--zerocopy-receive]\n"
+		"                    [SOCKET OPTIONS]\n"
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
 		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
@@ -793,6 +816,8 @@ int main(int argc, char **argv)
 		{ "read-size", required_argument, NULL, 'r' },
 		{ "read-delay-us", required_argument, NULL, 'd' },
 		{ "splice-read", no_argument, NULL, 'V' },
+		{ "pipe-size", required_argument, NULL, 'i' },
+		{ "pipe-keep", required_argument, NULL, 'l' },
 		{ "zerocopy-receive", no_argument, NULL, 'g' },
 		{ "rpc", required_argument, NULL, 'R' },
 		{ "sndbuf", required_argument, NULL, 'S' },
@@ -877,6 +902,12 @@ int main(int argc, char **argv)
 			break;
 		case 'V':
 			o.splice_read = 1;
+			break;
+		case 'i':
+			o.pipe_size = wl_num("--pipe-size", optarg);
+			break;
+		case 'l':
+			o.pipe_keep = wl_num("--pipe-keep", optarg);
 			break;
 		case 'S':
 			o.sndbuf = wl_num("--sndbuf", optarg);

@@ -40,6 +40,7 @@ scenario_testbed() {
 tcpwl_pair() {
 	local srv
 
+	echo "$1" > "$TB_TMP/server.args"
 	# shellcheck disable=SC2086
 	ip netns exec "$B" "$TCPWL" server -b "$B_IP" $1 > "$TB_TMP/server.out" &
 	srv=$!
@@ -309,6 +310,41 @@ spliced_check() {
 		  { [ "$cont" = none ] && [ "$c" = 0 ]; }; }
 	check_err $? "A's log has $n sends, $s spliced, $b bytes, $p with pages, the first from offset $first (tcpwl: $off), $c on from the last (${cont:-any})"
 	log_test $CHECK_RC "$name: A's log has its $n sends spliced, $bytes bytes, pages from offset $off on, $c going on from the last"
+}
+
+# splice_read_check NAME SLOTS [nonblock]: B's log ($peer) has each of
+# the splice() calls tcpwl made into a pipe of SLOTS buffers (it prints
+# "splice_reads N") and no recv(), 1000000 bytes in all, each call with
+# its pipe's room (format 14): SLOTS where tcpwl emptied the pipe after
+# every call (no --pipe-keep), 1 to SLOTS and not always SLOTS where it
+# left bytes in it every other call; each nonblocking if "nonblock",
+# none otherwise.
+splice_read_check() {
+	local name=$1 slots=$2 nb=${3:-} peer calls got bytes rooms full nbs
+
+	CHECK_RC=0
+	peer=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+	"$DETER" show -d "$LOGS" "$peer" > "$TB_TMP/show-b.txt"
+	awk -v slots="$slots" '/ call +splice_read bytes / {
+		n++; r = $0
+		if (r ~ /, nonblocking/) nb++
+		if (sub(/.*, pipe room /, "", r)) { r += 0; if (r >= 1 && r <= slots) ok++; if (r == slots) full++ } }
+	     / return +splice_read = / { if ($NF > 0) b += $NF }
+	     END { printf "%d %d %d %d %d\n", n, b, ok, full, nb }' \
+		"$TB_TMP/show-b.txt" > "$TB_TMP/splice_reads"
+	read -r calls bytes rooms full nbs < "$TB_TMP/splice_reads"
+	got=$(sed -n 's/^splice_reads //p' "$TB_TMP/server.out")
+	[ -n "$got" ] && [ "$calls" = "$got" ] && [ "$bytes" = 1000000 ] &&
+		[ "$rooms" = "$calls" ] &&
+		! grep -qE " call +recvmsg " "$TB_TMP/show-b.txt" &&
+		if grep -q -- '--pipe-keep' "$TB_TMP/server.args"; then
+			[ "$full" -lt "$calls" ]
+		else
+			[ "$full" = "$calls" ]
+		fi &&
+		if [ "$nb" = nonblock ]; then [ "$nbs" = "$calls" ]; else [ "$nbs" = 0 ]; fi
+	check_err $? "B's log has $calls splice reads (tcpwl made ${got:-?}) returning $bytes bytes, $rooms with a room of 1-$slots buffers, $full of them $slots, $nbs nonblocking"
+	log_test $CHECK_RC "$name: B's log has the ${got:-?} splice() calls tcpwl made, 1000000 bytes, each with its pipe's room ($full of $calls with all $slots buffers free)"
 }
 
 # replay_refused NAME PATTERN [WHAT]: deter replay of $ID must fail with

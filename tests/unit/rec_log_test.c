@@ -742,6 +742,44 @@ static void test_send_errqueue(void)
 	free(buf);
 }
 
+/*
+ * A splice read's pipe room and socket mode (format 14) come back; a
+ * format 13 log with them, or a format 14 one with unknown bits, is
+ * refused naming the flags.
+ */
+static void test_splice_read_room(void)
+{
+	struct rec_ev ev[] = {
+		{ .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SPLICE_READ, .a = 16384,
+		  .b = (uint64_t)(3 << DETER_SPLICE_RD_ROOM_SHIFT | DETER_SPLICE_RD_NONBLOCK) << 32 | 7 },
+		{ .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SPLICE_READ, .a = 4344 },
+		{ .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SPLICE_READ, .a = 65536,
+		  .b = (uint64_t)(DETER_SPLICE_RD_ROOM_MAX << DETER_SPLICE_RD_ROOM_SHIFT | 0x4) << 32 | 7 },
+		{ .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SPLICE_READ, .a = (uint64_t)-11 },
+	};
+	enum { n = ARRAY_SIZE(ev) };
+	struct rec_log log = { 0 };
+	uint8_t *buf;
+	char *err = NULL;
+	size_t len;
+
+	check_roundtrip(ev, n, &buf, &len);
+	UNIT_CHECK(rec_log_decode(buf, len, 13, n, &log, &err) != 0);
+	UNIT_CHECK(err && strstr(err, ": bad flags 0x3100 on a splice read"));
+	free(err);
+	err = NULL;
+	free(buf);
+	ev[0].b = (uint64_t)0x200 << 32 | 7;
+	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
+	memset(&log, 0, sizeof(log));
+	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) != 0);
+	UNIT_CHECK(err && strstr(err, ": bad flags 0x200 on a splice read"));
+	free(err);
+	free(log.evs);
+	free(log.states);
+	free(buf);
+}
+
 /* CONFIG CC and TCP: names and values back; an unknown option is refused. */
 static void test_tcpopt(void)
 {
@@ -1369,6 +1407,7 @@ int main(void)
 	UNIT_RUN(test_rx_ctl);
 	UNIT_RUN(test_splice_pages);
 	UNIT_RUN(test_send_errqueue);
+	UNIT_RUN(test_splice_read_room);
 	UNIT_RUN(test_chunks);
 	UNIT_RUN(test_table_stream);
 	UNIT_RUN(test_tcpopt);

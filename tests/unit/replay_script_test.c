@@ -397,6 +397,41 @@ static void test_refuse(void)
 }
 
 /*
+ * A splice read goes to the generator with its pipe's room and socket
+ * mode (format 14); one without a room (an older log) is refused, naming
+ * the event.
+ */
+static void test_plan_splice_read(void)
+{
+	const uint32_t f = 3 << DETER_SPLICE_RD_ROOM_SHIFT | DETER_SPLICE_RD_NONBLOCK;
+	struct rec_ev evs[] = {
+		{ .seq = 1, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 2, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SPLICE_READ,
+		  .a = 12288, .b = (uint64_t)f << 32 | 7 },
+		{ .seq = 3, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SPLICE_READ,
+		  .a = 4344 },
+	};
+	struct rec_log log = { .evs = evs, .nevs = ARRAY_SIZE(evs) };
+	struct replay_plan plan;
+	char *err = NULL;
+
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.nthreads, 1);
+	UNIT_CHECK_EQ(plan.threads[0].ncalls, 1);
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].flags, f);
+	UNIT_CHECK_EQ(DETER_SPLICE_RD_ROOM(plan.threads[0].calls[0].flags), 3);
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].ret, 4344);
+	UNIT_CHECK(!replay_plan_check(&plan, &err));
+	replay_plan_free(&plan);
+	evs[1].b = 7;
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK(replay_plan_check(&plan, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "event 2: splice() from the socket cannot be replayed without its pipe's room"));
+	free(err);
+	replay_plan_free(&plan);
+}
+
+/*
  * Reads of the error queue that found it empty are left out of the plan
  * (no lock turn of theirs); one that found a message, and sends that put
  * messages there, are refused, naming the event.
@@ -507,6 +542,7 @@ int main(void)
 	UNIT_RUN(test_status_parse);
 	UNIT_RUN(test_refuse);
 	UNIT_RUN(test_plan_errqueue);
+	UNIT_RUN(test_plan_splice_read);
 	UNIT_RUN(test_globals_differ);
 	return unit_done();
 }
