@@ -403,6 +403,36 @@ static void deter_rec_mem(struct deter_sock *ds, unsigned int kind, bool yes)
 	ds->mem_run = 0;
 }
 
+/*
+ * Whether the SYN @th asks for a Fast Open cookie or has one: option 34,
+ * or the experimental option with the Fast Open magic. The options are
+ * in the linear header (tcp_v4_rcv() pulled them). At most 40 bytes.
+ */
+static bool deter_rec_syn_fastopen(const struct tcphdr *th)
+{
+	const u8 *p = (const u8 *)(th + 1);
+	int left = th->doff * 4 - (int)sizeof(*th);
+
+	while (left > 0) {
+		if (*p == TCPOPT_EOL)
+			break;
+		if (*p == TCPOPT_NOP) {
+			p++;
+			left--;
+			continue;
+		}
+		if (left < 2 || p[1] < 2 || p[1] > left)
+			break;
+		if (*p == TCPOPT_FASTOPEN ||
+		    (*p == TCPOPT_EXP && p[1] >= TCPOLEN_EXP_FASTOPEN_BASE &&
+		     get_unaligned_be16(p + 2) == TCPOPT_FASTOPEN_MAGIC))
+			return true;
+		left -= p[1];
+		p += p[1];
+	}
+	return false;
+}
+
 /**
  * deter_rec_value() - TCP used a value it took from the kernel
  * @sk: the socket (the request socket for DETER_VAL_SYNACK_CLOCK, the
@@ -456,6 +486,7 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 				      ntohs(tcp_hdr(skb)->source), true, jiffies);
 		h->n = 0;
 		h->have_syn = true;
+		h->fastopen = deter_rec_syn_fastopen(tcp_hdr(skb));
 		h->syn_ipid = ntohs(ip_hdr(skb)->id);
 		spin_unlock_bh(&deter_rec_hs_lock);
 		return val;
@@ -586,6 +617,9 @@ static void deter_rec_synack_emit(struct deter_sock *ds,
 	for (i = 0; i < hs.n; i++)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_SYNACK_CLOCK,
 			       hs.ns[i], 0, 0);
+	if (hs.fastopen)
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
+			       DETER_MISSING_FASTOPEN, 0, 0);
 	/* Its first arrival, which the child's log has no RX event for. */
 	if (ds->rx_primed && !ds->child_syn)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CHILD_IPID,
@@ -886,6 +920,13 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 	deter_rec_sysctls(ds, sk);
 	deter_rec_route(ds, sk);
 	deter_rec_params(ds);
+	/*
+	 * Its SYN asked for a Fast Open cookie or had one (the peer's log
+	 * says so from the SYN: deter_rec_synack_emit()).
+	 */
+	if (active && (tp->syn_fastopen || tp->syn_data))
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
+			       DETER_MISSING_FASTOPEN, 0, 0);
 }
 
 /* The offloads of the device @sk's route leaves by, DETER_OFFLOAD_*. */

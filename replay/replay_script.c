@@ -115,6 +115,35 @@ static int replay_log_check(const char *path, const struct rec_log *log, char **
 	return 0;
 }
 
+/* What a log's first MISSING value says it lacks, for an error; or "". */
+static const char *replay_log_missing(const struct rec_log *log)
+{
+	size_t i;
+
+	for (i = 0; i < log->nevs; i++) {
+		const struct rec_ev *e = &log->evs[i];
+
+		if (e->type != DETER_EV_VALUE || e->sub != DETER_V_MISSING)
+			continue;
+		if (e->a == DETER_MISSING_FASTOPEN)
+			return ": TCP Fast Open, whose cookies it does not have";
+		if (e->a == DETER_MISSING_HANDSHAKE)
+			return ": the SYN's IP ID and the SYN-ACK's clock";
+	}
+	return "";
+}
+
+/* The error for an incomplete log @log of @path: its reasons. Return: -1. */
+static int replay_log_incomplete(const char *path, const struct rec_log *log, char **err)
+{
+	char st[64];
+
+	/* "incomplete,<reasons>" */
+	rec_log_status_str(log->hdr.status, st, sizeof(st));
+	return rec_err(err, "%s: incomplete log (%s%s): cannot replay", path,
+		       st + strlen("incomplete,"), replay_log_missing(log));
+}
+
 /**
  * replay_pair_load() - read and check the two logs of one connection
  * @path0: one end's log
@@ -132,7 +161,7 @@ int replay_pair_load(const char *path0, const char *path1,
 		     struct replay_pair *pair, char **err)
 {
 	const struct deter_log_header *h0, *h1;
-	char s0[32], d0[32], s1[32], d1[32], st[64];
+	char s0[32], d0[32], s1[32], d1[32];
 	struct rec_log *log[2] = { NULL, NULL };
 	const char *path[2] = { path0, path1 };
 	struct stat st0, st1;
@@ -147,10 +176,7 @@ int replay_pair_load(const char *path0, const char *path1,
 		if (!log[i])
 			goto fail;
 		if (log[i]->hdr.status) {
-			/* "incomplete,<reasons>" */
-			rec_log_status_str(log[i]->hdr.status, st, sizeof(st));
-			rec_err(err, "%s: incomplete log (%s): cannot replay", path[i],
-				st + strlen("incomplete,"));
+			replay_log_incomplete(path[i], log[i], err);
 			goto fail;
 		}
 		if (replay_log_check(path[i], log[i], err))
@@ -247,6 +273,15 @@ int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 	*peer = NULL;
 	if (rec_log_read_header(path, &h, err))
 		return -1;
+	/* Not replayed whatever its peer: say why, not that none was found. */
+	if (h.status) {
+		struct rec_log *log = rec_log_read(path, err);
+
+		if (log)
+			replay_log_incomplete(path, log, err);
+		rec_log_free(log);
+		return -1;
+	}
 	if (stat(path, &self))
 		return rec_err(err, "%s: %s", path, strerror(errno));
 	/* The directory's index has the headers: one file read, not all. */

@@ -16,7 +16,7 @@
  *                   [--linger2 S] [--linger S] [--thin-lto] [--max-pacing-rate BPS]
  *                   [--priority N] [--mark N] [--rcvtimeo-ms N] [--sndtimeo-ms N]
  *                   [--nonblock] [--poll-out] [--signal-us N] [--signal-connect]
- *                   [--connect-once]
+ *                   [--connect-once] [--fastopen]
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
@@ -32,6 +32,9 @@
  * --pipe-size sets the pipe's size (F_SETPIPE_SZ), and --pipe-keep N
  * leaves up to N bytes in it after every other call, so that the next
  * call finds it part full, as a proxy's pipe is when its peer is slow.
+ * --fastopen asks for TCP Fast Open: TCP_FASTOPEN on the listener,
+ * TCP_FASTOPEN_CONNECT on the client (its first send goes in the SYN
+ * once it has a cookie; the namespaces' tcp_fastopen must allow it).
  * --zerocopy-receive reads with getsockopt(TCP_ZEROCOPY_RECEIVE), its
  * bytes copied into a buffer larger than the receive queue can grow
  * (--rcvbuf 65536 is set with it), polling when none are there, and
@@ -115,6 +118,7 @@ struct wl_opts {
 	int splice_read;		/* server: read with splice() */
 	int pipe_size;			/* ... into a pipe this large, 0 = default */
 	int pipe_keep;			/* ... left with up to N bytes every other call */
+	int fastopen;			/* TCP Fast Open: TCP_FASTOPEN(_CONNECT) */
 	int zc_receive;			/* server: read with TCP_ZEROCOPY_RECEIVE */
 	int sndbuf, rcvbuf;		/* SO_SNDBUF/SO_RCVBUF, 0 = default */
 	int force_bufs;			/* ... as SO_SNDBUFFORCE/SO_RCVBUFFORCE */
@@ -560,6 +564,8 @@ static int wl_server(const struct wl_opts *o)
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	wl_sockopts(lfd, o);
 	wl_keepalive(lfd, o);
+	if (o->fastopen)
+		wl_setint(lfd, IPPROTO_TCP, TCP_FASTOPEN, 16, "TCP_FASTOPEN");
 	if (bind(lfd, (struct sockaddr *)&sin, slen) || listen(lfd, 1))
 		wl_die(1, "bind/listen %s:%d: %s", o->addr, o->port, strerror(errno));
 	fd = accept(lfd, NULL, NULL);
@@ -671,6 +677,8 @@ static int wl_client(const struct wl_opts *o)
 	if (fd < 0)
 		wl_die(1, "socket: %s", strerror(errno));
 	wl_sockopts(fd, o);
+	if (o->fastopen)
+		wl_setint(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, 1, "TCP_FASTOPEN_CONNECT");
 	if (o->signal_connect)
 		wl_signals(1);
 	while (connect(fd, (struct sockaddr *)&sin, slen)) {
@@ -805,7 +813,8 @@ static void wl_usage(FILE *f)
 		"                [--thin-lto]\n"
 		"                [--max-pacing-rate BPS] [--priority N] [--mark N]\n"
 		"                [--rcvtimeo-ms N] [--sndtimeo-ms N] [--force-bufs] [--nonblock]\n"
-		"                [--poll-out] [--signal-us N] [--signal-connect] [--connect-once]\n");
+		"                [--poll-out] [--signal-us N] [--signal-connect] [--connect-once]\n"
+		"                [--fastopen]\n");
 }
 
 int main(int argc, char **argv)
@@ -818,6 +827,7 @@ int main(int argc, char **argv)
 		{ "splice-read", no_argument, NULL, 'V' },
 		{ "pipe-size", required_argument, NULL, 'i' },
 		{ "pipe-keep", required_argument, NULL, 'l' },
+		{ "fastopen", no_argument, NULL, 'a' },
 		{ "zerocopy-receive", no_argument, NULL, 'g' },
 		{ "rpc", required_argument, NULL, 'R' },
 		{ "sndbuf", required_argument, NULL, 'S' },
@@ -908,6 +918,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			o.pipe_keep = wl_num("--pipe-keep", optarg);
+			break;
+		case 'a':
+			o.fastopen = 1;
 			break;
 		case 'S':
 			o.sndbuf = wl_num("--sndbuf", optarg);

@@ -749,13 +749,14 @@ static void test_send_errqueue(void)
  */
 static void test_splice_read_room(void)
 {
+	const uint64_t f0 = 3 << DETER_SPLICE_RD_ROOM_SHIFT | DETER_SPLICE_RD_NONBLOCK;
+	const uint64_t f1 = DETER_SPLICE_RD_ROOM_MAX << DETER_SPLICE_RD_ROOM_SHIFT | 0x4;
+	const unsigned int rd = DETER_ABI_CALL_SPLICE_READ;
 	struct rec_ev ev[] = {
-		{ .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SPLICE_READ, .a = 16384,
-		  .b = (uint64_t)(3 << DETER_SPLICE_RD_ROOM_SHIFT | DETER_SPLICE_RD_NONBLOCK) << 32 | 7 },
-		{ .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SPLICE_READ, .a = 4344 },
-		{ .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SPLICE_READ, .a = 65536,
-		  .b = (uint64_t)(DETER_SPLICE_RD_ROOM_MAX << DETER_SPLICE_RD_ROOM_SHIFT | 0x4) << 32 | 7 },
-		{ .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SPLICE_READ, .a = (uint64_t)-11 },
+		{ .type = DETER_EV_CALL, .sub = rd, .a = 16384, .b = f0 << 32 | 7 },
+		{ .type = DETER_EV_CALL_DONE, .sub = rd, .a = 4344 },
+		{ .type = DETER_EV_CALL, .sub = rd, .a = 65536, .b = f1 << 32 | 7 },
+		{ .type = DETER_EV_CALL_DONE, .sub = rd, .a = (uint64_t)-11 },
 	};
 	enum { n = ARRAY_SIZE(ev) };
 	struct rec_log log = { 0 };
@@ -872,6 +873,8 @@ static void test_missing(void)
 	check_missing(DETER_MISSING_HANDSHAKE, DETER_LOG_MISSING_VALUES,
 		      "incomplete,missing-values");
 	check_missing(DETER_MISSING_CALLS, DETER_LOG_UNSEEN_CALLS, "incomplete,unseen-calls");
+	check_missing(DETER_MISSING_FASTOPEN, DETER_LOG_MISSING_VALUES,
+		      "incomplete,missing-values");
 }
 
 /*

@@ -426,7 +426,8 @@ static void test_plan_splice_read(void)
 	evs[1].b = 7;
 	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
 	UNIT_CHECK(replay_plan_check(&plan, &err) != 0);
-	UNIT_CHECK(err && strstr(err, "event 2: splice() from the socket cannot be replayed without its pipe's room"));
+	UNIT_CHECK(err && !strncmp(err, "event 2: splice() from the socket", 33));
+	UNIT_CHECK(err && strstr(err, "cannot be replayed without its pipe's room"));
 	free(err);
 	replay_plan_free(&plan);
 }
