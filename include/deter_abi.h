@@ -694,9 +694,10 @@ enum deter_abi_missing {
 	DETER_MISSING_CALLS = 2,
 	/*
 	 * TCP Fast Open (format 14): the SYN asked for a cookie or had one,
-	 * and data with it. The server makes cookies from its namespace's
-	 * secret key, the client takes them from its host's cache, and the
-	 * SYN-ACK carries one: none of it is logged (DETER_LOG_MISSING_VALUES)
+	 * and data with it, or had data without one (tcp_fastopen 0x200).
+	 * The server makes cookies from its namespace's secret key, the
+	 * client takes them from its host's cache, and the SYN-ACK carries
+	 * one: none of it is logged (DETER_LOG_MISSING_VALUES)
 	 */
 	DETER_MISSING_FASTOPEN = 3,
 };

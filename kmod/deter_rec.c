@@ -486,7 +486,9 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 				      ntohs(tcp_hdr(skb)->source), true, jiffies);
 		h->n = 0;
 		h->have_syn = true;
-		h->fastopen = deter_rec_syn_fastopen(tcp_hdr(skb));
+		/* Data without a cookie too (tcp_fastopen 0x200). */
+		h->fastopen = deter_rec_syn_fastopen(tcp_hdr(skb)) ||
+			      TCP_SKB_CB(skb)->end_seq != TCP_SKB_CB(skb)->seq + 1;
 		h->syn_ipid = ntohs(ip_hdr(skb)->id);
 		spin_unlock_bh(&deter_rec_hs_lock);
 		return val;

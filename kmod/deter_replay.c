@@ -1074,8 +1074,8 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 /* A splice read's pipe room and socket mode (DETER_SPLICE_RD_*) in words. */
 static void deter_rpl_splice_read(u32 flags, char *buf, size_t len)
 {
-	snprintf(buf, len, "room for %u buffers%s", DETER_SPLICE_RD_ROOM(flags),
-		 flags & DETER_SPLICE_RD_NONBLOCK ? ", nonblocking" : "");
+	snprintf(buf, len, "room for %u buffers, %s", DETER_SPLICE_RD_ROOM(flags),
+		 flags & DETER_SPLICE_RD_NONBLOCK ? "nonblocking" : "blocking");
 }
 
 /**
@@ -1117,7 +1117,7 @@ bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 		/* Format 14 on: the generator gives its pipe that room. */
 		deter_rpl_splice_read(e->b >> 32, w, sizeof(w));
 		deter_rpl_splice_read(flags, f, sizeof(f));
-		deter_rpl_diverge(rpl, "event %u: a splice read's pipe expected %s, found %s",
+		deter_rpl_diverge(rpl, "event %u: a splice read expected %s, found %s",
 				  e->seq, w, f);
 	}
 	rpl->call = i + 1;

@@ -482,12 +482,12 @@ static int rec_log_send_bits_ok(uint64_t b, unsigned int version)
 
 /*
  * The flags of a splice read's CALL, as logs of @version have it: the
- * splice flags (SPLICE_F_*, 4 bits), and from format 14 on the pipe's
- * room and the socket's mode (DETER_SPLICE_RD_*).
+ * splice flags (SPLICE_F_*, DETER_SPLICE_RD_FLAGS), and from format 14
+ * on the pipe's room and the socket's mode (DETER_SPLICE_RD_*).
  */
 static int rec_log_splice_read_ok(uint64_t flags, unsigned int version)
 {
-	uint64_t known = 0xf;
+	uint64_t known = DETER_SPLICE_RD_FLAGS;
 
 	if (version >= 14)
 		known |= DETER_SPLICE_RD_NONBLOCK |

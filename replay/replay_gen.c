@@ -449,16 +449,23 @@ static ssize_t replay_gen_splice_read(struct replay_gen_worker *w, const struct 
 	const char *what;
 	ssize_t r;
 
-	while (slots < room)
+	while (slots < room && slots <= INT_MAX / 2 / REPLAY_GEN_PAGE)
 		slots <<= 1;
 	what = "pipe";
+	if (slots < room || REPLAY_GEN_PAGE != sysconf(_SC_PAGESIZE)) {
+		errno = EINVAL;
+		goto fail;
+	}
 	if (w->rpipe[0] < 0 && (pipe2(w->rpipe, O_CLOEXEC | O_DIRECT) ||
 				fcntl(w->rpipe[0], F_SETFL, O_NONBLOCK)))
 		goto fail;
 	what = "pipe size";
-	if (slots != w->rslots &&
-	    fcntl(w->rpipe[1], F_SETPIPE_SZ, (int)(slots * REPLAY_GEN_PAGE)) < 0)
-		goto fail;
+	if (slots != w->rslots) {
+		errno = EINVAL;		/* if it made another size */
+		if (fcntl(w->rpipe[1], F_SETPIPE_SZ, (int)(slots * REPLAY_GEN_PAGE)) !=
+		    (int)(slots * REPLAY_GEN_PAGE))
+			goto fail;
+	}
 	w->rslots = slots;
 	what = "pipe buffers";
 	for (i = room; i < slots; i++)

@@ -467,7 +467,6 @@ static void wl_send_all(int fd, const char *buf, size_t len)
 	}
 }
 
-/* Read exactly @len bytes; return 0 at a clean EOF before the first byte. */
 /* Read the pipe down to at most @keep bytes. */
 static void wl_pipe_drain(int fd, char *buf, size_t bufsz, int keep)
 {
@@ -485,6 +484,7 @@ static void wl_pipe_drain(int fd, char *buf, size_t bufsz, int keep)
 	}
 }
 
+/* Read exactly @len bytes; return 0 at a clean EOF before the first byte. */
 static int wl_recv_all(int fd, char *buf, size_t len)
 {
 	size_t got = 0;
@@ -614,7 +614,7 @@ static int wl_server(const struct wl_opts *o)
 			} else if (o->splice_read) {
 				n = splice(fd, NULL, p[1], NULL, o->io_size, 0);
 				splices++;
-				/* Empty the pipe: the next call gets its whole room. */
+				/* Empty the pipe (--pipe-keep: but for a few bytes). */
 				wl_pipe_drain(p[0], buf, bufsz, splices % 2 ? o->pipe_keep : 0);
 			} else {
 				n = recv(fd, buf, o->io_size, 0);

@@ -52,7 +52,10 @@ fastopen_check() {
 	for id in $(sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$A_IP:[0-9]*\",\"remote\":\"$B_IP:5201\".*/\1/p" \
 			"$TB_TMP/ls.json"); do
 		ID=$id replay_refused fastopen "incomplete log (missing-values: TCP Fast Open" "" pair
+		n=$((n + 1))
 	done
+	[ "$n" = 6 ]
+	log_test $? "fastopen: both pairs tried ($((n - 4)) of 2)"
 }
 
 REC_INCOMPLETE_OK=1 scenario_record fastopen || exit $ksft_fail

@@ -770,7 +770,7 @@ static void test_splice_read_room(void)
 	free(err);
 	err = NULL;
 	free(buf);
-	ev[0].b = (uint64_t)0x200 << 32 | 7;
+	ev[0].b = (uint64_t)0x200 << 32 | 7;	/* bits 9-11: none */
 	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
 	memset(&log, 0, sizeof(log));
 	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) != 0);
