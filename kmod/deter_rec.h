@@ -37,7 +37,7 @@ struct deter_rec_hs {
 	u16 lport, rport;	/* 0, 0: free */
 	u8 n;
 	bool have_syn;
-	bool fastopen;		/* the SYN had a Fast Open option */
+	bool fastopen;		/* a Fast Open SYN: its option, or data */
 	u16 syn_ipid;
 	unsigned long stamp;	/* when claimed, jiffies */
 	u64 ns[DETER_REC_SYNACK_MAX];
