@@ -1354,6 +1354,12 @@ out:
 		deter_rec_checkpoint(ds, sk, seq);
 }
 
+/* A call that reads the receive queue through deter's hooks. */
+static bool deter_rec_is_read(enum deter_call call)
+{
+	return call == DETER_CALL_RECVMSG || call == DETER_CALL_SPLICE_READ;
+}
+
 void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 		       u32 flags)
 {
@@ -1361,10 +1367,10 @@ void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 
 	if (!ds || WARN_ON_ONCE(call >= DETER_CALL_MAX))
 		return;
-	if (call == DETER_CALL_RECVMSG || call == DETER_CALL_SPLICE_READ ||
-	    call == DETER_CALL_SHUTDOWN || call == DETER_CALL_CLOSE)
+	if (deter_rec_is_read(call) || call == DETER_CALL_SHUTDOWN ||
+	    call == DETER_CALL_CLOSE)
 		deter_rec_reads_seen(ds, sk);
-	if (call == DETER_CALL_RECVMSG || call == DETER_CALL_SPLICE_READ)
+	if (deter_rec_is_read(call))
 		ds->rd_open++;
 	deter_rec_emit(ds, DETER_EV_CALL, deter_rec_call_abi[call], arg,
 		       (u64)flags << 32 | (u32)task_pid_nr(current), 0);
@@ -1379,8 +1385,7 @@ void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret,
 	if (!ds || WARN_ON_ONCE(call >= DETER_CALL_MAX))
 		return;
 	/* The last read under way returned (or one deter did not see start). */
-	if ((call == DETER_CALL_RECVMSG || call == DETER_CALL_SPLICE_READ) &&
-	    (!ds->rd_open || !--ds->rd_open))
+	if (deter_rec_is_read(call) && (!ds->rd_open || !--ds->rd_open))
 		ds->rd_end = READ_ONCE(tcp_sk(sk)->copied_seq);
 	seq = deter_rec_emit(ds, DETER_EV_CALL_DONE, deter_rec_call_abi[call],
 			     (u64)ret, pages, 0);

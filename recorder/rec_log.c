@@ -176,6 +176,25 @@ const char *rec_setsockopt_name(uint64_t opt)
 }
 
 /**
+ * rec_missing_what() - what a VALUE MISSING says its log lacks
+ * @why: the event's a, enum deter_abi_missing
+ *
+ * Return: it in words, or NULL for a reason this deter does not know.
+ */
+const char *rec_missing_what(uint64_t why)
+{
+	switch (why) {
+	case DETER_MISSING_HANDSHAKE:
+		return "the SYN's IP ID and the SYN-ACK's clocks";
+	case DETER_MISSING_CALLS:
+		return "calls that reach TCP past deter's hooks: another layer or unseen reads";
+	case DETER_MISSING_FASTOPEN:
+		return "TCP Fast Open: cookies from the server's key and the client's cache";
+	}
+	return NULL;
+}
+
+/**
  * rec_tcpopt_value() - a DETER_CFG_TCP event's value, in the option's units
  * @a: the event's value
  *

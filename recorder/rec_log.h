@@ -72,6 +72,7 @@ extern const struct rec_sysctl rec_sysctls[DETER_SYSCTL_MAX];
 extern const char *const rec_tcpopts[DETER_TCPOPT_MAX];
 extern const char *const rec_call_names[DETER_ABI_CALL_MAX];
 const char *rec_setsockopt_name(uint64_t opt);
+const char *rec_missing_what(uint64_t why);
 long long rec_tcpopt_value(uint64_t a);
 void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1]);
 int rec_param_parse(const char *s, long long *v);

@@ -920,12 +920,12 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			       !connecting ? "" : json ? ",\"call\":\"connect\"" : " (connect())");
 		else if (e->sub == DETER_V_HOST)
 			printf(json ? ",\"answer\":\"wait timed out\"" : ": wait timed out");
-		else if (e->sub == DETER_V_MISSING && e->a == DETER_MISSING_CALLS)
-			printf(json ? ",\"why\":\"unseen calls\"" :
-				      " (calls that reach TCP past deter's hooks: a layer above TCP or reads it did not see)");
-		else if (e->sub == DETER_V_MISSING && e->a == DETER_MISSING_FASTOPEN)
-			printf(json ? ",\"why\":\"fast open\"" :
-				      " (TCP Fast Open: its cookies come from the server's key and the client's cache)");
+		else if (e->sub == DETER_V_MISSING && json && e->a == DETER_MISSING_CALLS)
+			printf(",\"why\":\"unseen calls\"");
+		else if (e->sub == DETER_V_MISSING && json && e->a == DETER_MISSING_FASTOPEN)
+			printf(",\"why\":\"fast open\"");
+		else if (e->sub == DETER_V_MISSING && !json && rec_missing_what(e->a))
+			printf(" (%s)", rec_missing_what(e->a));
 		else if (e->sub == DETER_V_PAGE_FRAG)
 			printf(json ? ",\"offset\":%llu,\"page_bytes\":%llu" :
 				      ": offset %llu of a %llu B page",

@@ -115,33 +115,25 @@ static int replay_log_check(const char *path, const struct rec_log *log, char **
 	return 0;
 }
 
-/* What a log's first MISSING value says it lacks, for an error; or "". */
-static const char *replay_log_missing(const struct rec_log *log)
-{
-	size_t i;
-
-	for (i = 0; i < log->nevs; i++) {
-		const struct rec_ev *e = &log->evs[i];
-
-		if (e->type != DETER_EV_VALUE || e->sub != DETER_V_MISSING)
-			continue;
-		if (e->a == DETER_MISSING_FASTOPEN)
-			return ": TCP Fast Open, whose cookies it does not have";
-		if (e->a == DETER_MISSING_HANDSHAKE)
-			return ": the SYN's IP ID and the SYN-ACK's clock";
-	}
-	return "";
-}
-
-/* The error for an incomplete log @log of @path: its reasons. Return: -1. */
+/*
+ * The error for an incomplete log @log of @path: its reasons, and what
+ * its first missing value lacks (unseen calls have a status of their
+ * own). Return: -1.
+ */
 static int replay_log_incomplete(const char *path, const struct rec_log *log, char **err)
 {
+	const char *what = NULL;
 	char st[64];
+	size_t i;
 
+	for (i = 0; i < log->nevs && !what; i++)
+		if (log->evs[i].type == DETER_EV_VALUE && log->evs[i].sub == DETER_V_MISSING &&
+		    log->evs[i].a != DETER_MISSING_CALLS)
+			what = rec_missing_what(log->evs[i].a);
 	/* "incomplete,<reasons>" */
 	rec_log_status_str(log->hdr.status, st, sizeof(st));
-	return rec_err(err, "%s: incomplete log (%s%s): cannot replay", path,
-		       st + strlen("incomplete,"), replay_log_missing(log));
+	return rec_err(err, "%s: incomplete log (%s%s%s): cannot replay", path,
+		       st + strlen("incomplete,"), what ? ": " : "", what ? what : "");
 }
 
 /**
