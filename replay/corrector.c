@@ -25,8 +25,9 @@
  * with NFQA_CFG_F_GSO, it arrives whole here too.
  *   pos > next                  -> hold (keep the NFQUEUE packet id)
  *
- * and every accepted arrival with arr[pos].ce gets ECN = CE (0b11), its
- * IPv4 header checksum fixed, and is reinjected with the rewritten bytes.
+ * and every accepted arrival with arr[pos].ce is accepted with the mark
+ * CORR_CE_MARK, for which the host's next prerouting chain sets ECN to
+ * CE (0b11) in the IP header alone, as a switch's queue marks it.
  * SYNs and packets of no flow are accepted at once, and so is a segment
  * with IP ID 0 and no data that is not one of arr[] when the receiver
  * logged such arrivals (RX CTL): the peer's time-wait socket answering,
@@ -44,7 +45,7 @@
  *     |                          corr_arrive --> in turn     -> ACCEPT
  *     |                               |                         + drain
  *     |                               v
- *     |                         held[] pool (id, pos, time, CE copy)
+ *     |                         held[] pool (id, pos, time)
  *     |                               |  turn comes / 2 s timeout /
  *     |                               v  pool full / stop
  *     +------ verdict batch <--- corr_release (in arrival order)
@@ -57,12 +58,11 @@
  * When *stop is set, everything held is released before returning, since
  * closing the queue would drop it.
  *
- * Checksums: the kernel marks a mangled packet CHECKSUM_NONE, so its TCP
- * checksum must be whole. With NFQA_CFG_F_GSO the kernel leaves a partial
- * one (CHECKSUM_PARTIAL from a local veth peer) partial and flags the
- * packet NFQA_SKB_CSUMNOTREADY; it is completed here when we rewrite the
- * packet. Payload bytes are copied (the kernel needs the whole
- * packet back to rewrite it) but never logged.
+ * Packets are never handed back rewritten: the kernel would take the
+ * bytes into the skb's head (nfqnl_mangle()), where the original's
+ * payload was in page fragments, and change what the receiver charges
+ * for it (truesize), coalesces and splices. Only the headers are copied
+ * to us (CORR_COPY bytes), never payload.
  *
  * References: DETER (Li et al., NSDI'19) section 4.3;
  * libnetfilter_queue examples/nf-queue.c; net/netfilter/nfnetlink_queue.c.
@@ -95,20 +95,21 @@ enum {
 	/* Socket receive buffer: a few hundred full-size packets in flight. */
 	CORR_RCVBUF = 8 << 20,
 	/*
-	 * Verdict batch: one sendmsg per poll round. Must hold the largest
-	 * verdict (a 64 KiB packet) and stay below the default socket send
-	 * buffer (net.core.wmem_default, 208 KiB), or sendmsg fails.
+	 * Verdict batch: one sendmsg per poll round, ~40 B a verdict. Must
+	 * stay below the default socket send buffer (net.core.wmem_default,
+	 * 208 KiB), or sendmsg fails.
 	 */
 	CORR_VBUF = 128 << 10,
-	/* Receive buffer: the largest packet plus netlink headers (< 1 KiB). */
-	CORR_RBUF = 0xffff + 4096,
+	/* Bytes of each packet copied to us: IPv4 and TCP headers at most. */
+	CORR_COPY = 60 + 60,
+	/* Receive buffer: a copied packet plus netlink headers (< 1 KiB). */
+	CORR_RBUF = CORR_COPY + 4096,
 	/* Messages read per poll round, so expiry and flush run often. */
 	CORR_RECV_BATCH = 64,
 	/* Expiry scan interval while packets are held; 0.5 % of the timeout. */
 	CORR_SCAN_MS = 10,
 };
 
-#define CORR_ECN_CE	0x03	/* IPv4 TOS ECN field: congestion experienced */
 #define CORR_NO_SLOT	(-1)
 
 /* arr[] sorted by index, for lookups. */
@@ -138,9 +139,6 @@ struct corr_held {
 	size_t flow;			/* index into corr.fs[] */
 	size_t pos;			/* position in the flow's arr[] */
 	uint64_t t_ns;			/* CLOCK_MONOTONIC when queued to us, ns */
-	uint8_t *pkt;			/* copy to rewrite (CE), or NULL */
-	uint32_t len;			/* bytes at pkt */
-	int csum_partial;		/* TCP checksum not ready */
 };
 
 struct corr {
@@ -303,8 +301,6 @@ static void corr_flows_free(struct corr *c)
 {
 	size_t i;
 
-	for (i = 0; i < CORR_HOLD_MAX; i++)
-		free(c->held[i].pkt);
 	for (i = 0; i < c->nfs; i++) {
 		free(c->fs[i].keys);
 		free(c->fs[i].slot);
@@ -326,75 +322,23 @@ static int corr_flush(struct corr *c)
 	return 0;
 }
 
-/* Queue a verdict on packet @id, reinjecting @pkt instead when not NULL. */
-static int corr_verdict(struct corr *c, uint32_t id, int verdict,
-			const uint8_t *pkt, uint32_t len)
+/* Queue a verdict on packet @id, with skb mark @mark when not 0. */
+static int corr_verdict(struct corr *c, uint32_t id, int verdict, uint32_t mark)
 {
 	size_t need = MNL_ALIGN(sizeof(struct nlmsghdr)) +
 		      MNL_ALIGN(sizeof(struct nfgenmsg)) +
-		      MNL_ATTR_HDRLEN + MNL_ALIGN(sizeof(struct nfqnl_msg_verdict_hdr));
+		      MNL_ATTR_HDRLEN + MNL_ALIGN(sizeof(struct nfqnl_msg_verdict_hdr)) +
+		      MNL_ATTR_HDRLEN + MNL_ALIGN(sizeof(uint32_t));
 	struct nlmsghdr *nlh;
 
-	if (pkt)
-		need += MNL_ATTR_HDRLEN + MNL_ALIGN(len);
 	if (c->vused + need > CORR_VBUF && corr_flush(c))
 		return -1;
 	nlh = nfq_nlmsg_put(c->vbuf + c->vused, NFQNL_MSG_VERDICT, c->queue);
 	nfq_nlmsg_verdict_put(nlh, id, verdict);
-	if (pkt)
-		nfq_nlmsg_verdict_put_pkt(nlh, pkt, len);
+	if (mark)
+		nfq_nlmsg_verdict_put_mark(nlh, mark);
 	c->vused += MNL_ALIGN(nlh->nlmsg_len);
 	return 0;
-}
-
-static uint32_t corr_csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t corr_csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/*
- * corr_set_ce() - set ECN to CE in the IPv4 packet @p (@len bytes, header
- * already validated by corr_parse()) and fix its header checksum; with
- * @csum_partial, also complete the TCP checksum the kernel left partial.
- */
-static void corr_set_ce(uint8_t *p, uint32_t len, int csum_partial)
-{
-	unsigned int ihl = (p[0] & 0x0f) * 4;
-	uint16_t tot = (uint16_t)(p[2] << 8 | p[3]);
-	uint16_t sum;
-
-	p[1] |= CORR_ECN_CE;
-	p[10] = 0;
-	p[11] = 0;
-	sum = corr_csum_fold(corr_csum_add(0, p, ihl));
-	p[10] = sum >> 8;
-	p[11] = sum & 0xff;
-
-	if (csum_partial && tot <= len && tot >= ihl + 20) {
-		uint8_t *th = p + ihl;
-		uint32_t tlen = tot - ihl, s;
-
-		th[16] = 0;
-		th[17] = 0;
-		s = corr_csum_add(0, p + 12, 8);	/* saddr, daddr */
-		s += IPPROTO_TCP + tlen;
-		sum = corr_csum_fold(corr_csum_add(s, th, tlen));
-		th[16] = sum >> 8;
-		th[17] = sum & 0xff;
-	}
 }
 
 /* Parse an IPv4 TCP packet's headers; -1 if it is anything else. */
@@ -439,19 +383,17 @@ static long long corr_flow_find(const struct corr *c, const struct corr_pkt *pk)
 	return -1;
 }
 
-/* Accept arrival @pos of flow @fi, rewriting it to CE if it was marked. */
-static int corr_deliver(struct corr *c, size_t fi, size_t pos, uint32_t id,
-			uint8_t *pkt, uint32_t len, int csum_partial)
+/* Accept arrival @pos of flow @fi, to be marked CE if it was. */
+static int corr_deliver(struct corr *c, size_t fi, size_t pos, uint32_t id)
 {
 	const struct corr_fstate *fs = &c->fs[fi];
 
 	c->st->passed++;
-	if (fs->f->arr[pos].ce && pkt) {
-		corr_set_ce(pkt, len, csum_partial);
+	if (fs->f->arr[pos].ce) {
 		c->st->marked++;
-		return corr_verdict(c, id, NF_ACCEPT, pkt, len);
+		return corr_verdict(c, id, NF_ACCEPT, CORR_CE_MARK);
 	}
-	return corr_verdict(c, id, NF_ACCEPT, NULL, 0);
+	return corr_verdict(c, id, NF_ACCEPT, 0);
 }
 
 /* How many positions from @pos the packet arriving there covers. */
@@ -471,10 +413,7 @@ static int corr_release(struct corr *c, int16_t s)
 	struct corr_fstate *fs = &c->fs[h->flow];
 	int ret;
 
-	ret = corr_deliver(c, h->flow, h->pos, h->id, h->pkt, h->len,
-			   h->csum_partial);
-	free(h->pkt);
-	h->pkt = NULL;
+	ret = corr_deliver(c, h->flow, h->pos, h->id);
 	h->used = 0;
 	fs->slot[h->pos] = CORR_NO_SLOT;
 	fs->nheld--;
@@ -582,8 +521,7 @@ static int corr_make_room(struct corr *c)
 }
 
 /* Flow @fi's packet @id arrived, at position @pos of its arr[]. */
-static int corr_arrive(struct corr *c, size_t fi, size_t pos, uint32_t id,
-		       uint8_t *pkt, uint32_t len, int csum_partial)
+static int corr_arrive(struct corr *c, size_t fi, size_t pos, uint32_t id)
 {
 	struct corr_fstate *fs = &c->fs[fi];
 	struct corr_held *h;
@@ -593,10 +531,10 @@ static int corr_arrive(struct corr *c, size_t fi, size_t pos, uint32_t id,
 		if (pos < fs->next || fs->slot[pos] != CORR_NO_SLOT) {
 			/* A duplicate: it arrived once already. */
 			c->st->passed++;
-			return corr_verdict(c, id, NF_ACCEPT, NULL, 0);
+			return corr_verdict(c, id, NF_ACCEPT, 0);
 		}
 		if (pos == fs->next) {
-			if (corr_deliver(c, fi, pos, id, pkt, len, csum_partial))
+			if (corr_deliver(c, fi, pos, id))
 				return -1;
 			fs->next += corr_span(fs, pos);
 			return corr_drain(c, fi);
@@ -609,24 +547,12 @@ static int corr_arrive(struct corr *c, size_t fi, size_t pos, uint32_t id,
 
 	s = c->free_head;
 	h = &c->held[s];
-	h->pkt = NULL;
-	h->len = 0;
-	if (fs->f->arr[pos].ce && pkt) {
-		h->pkt = malloc(len);
-		if (!h->pkt) {
-			corr_fail(c, "out of memory");
-			return -1;
-		}
-		memcpy(h->pkt, pkt, len);
-		h->len = len;
-	}
 	c->free_head = h->next_free;
 	h->used = 1;
 	h->id = id;
 	h->flow = fi;
 	h->pos = pos;
 	h->t_ns = corr_now_ns();
-	h->csum_partial = csum_partial;
 	fs->slot[pos] = s;
 	fs->nheld++;
 	c->nheld++;
@@ -642,10 +568,9 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	struct nfqnl_msg_packet_hdr *ph;
 	struct corr_fstate *fs;
 	struct corr_pkt pk;
-	uint32_t id, len = 0, skbinfo = 0;
+	uint32_t id, len = 0;
 	uint8_t *pkt = NULL;
 	long long fi, pos;
-	int whole = 1;
 	uint64_t idx;
 
 	if (nfq_nlmsg_parse(nlh, attr) < 0 || !attr[NFQA_PACKET_HDR]) {
@@ -658,10 +583,6 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 		pkt = mnl_attr_get_payload(attr[NFQA_PAYLOAD]);
 		len = mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]);
 	}
-	if (attr[NFQA_CAP_LEN] && ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN])) != len)
-		whole = 0;
-	if (attr[NFQA_SKB_INFO])
-		skbinfo = ntohl(mnl_attr_get_u32(attr[NFQA_SKB_INFO]));
 
 	fi = -1;
 	if (pkt && ntohs(ph->hw_protocol) == 0x0800 /* ETH_P_IP */ &&
@@ -669,17 +590,17 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 		fi = corr_flow_find(c, &pk);
 	if (fi < 0) {
 		c->st->foreign++;
-		return corr_verdict(c, id, NF_ACCEPT, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+		return corr_verdict(c, id, NF_ACCEPT, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 	fs = &c->fs[fi];
 	if (pk.syn && !pk.ack && fs->f->have_syn_ipid &&
 	    (int16_t)(pk.ipid - fs->f->syn_ipid) < 0) {
 		c->st->dropped++;	/* a SYN lost in the original */
-		return corr_verdict(c, id, NF_DROP, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 	if (pk.syn || !fs->f->narr) {
 		c->st->passed++;
-		return corr_verdict(c, id, NF_ACCEPT, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+		return corr_verdict(c, id, NF_ACCEPT, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 
 	idx = corr_idx_extend(fs->ref, pk.ipid);
@@ -691,29 +612,26 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	if (fs->f->have_ctl && !pk.ipid && pk.bare &&
 	    (idx < fs->min_idx || idx > fs->max_idx || corr_flow_lookup(fs, idx) < 0)) {
 		c->st->passed++;
-		return corr_verdict(c, id, NF_ACCEPT, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+		return corr_verdict(c, id, NF_ACCEPT, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 	fs->ref = idx;
 	if (idx < fs->min_idx || idx > fs->max_idx) {
 		c->st->passed++;
-		return corr_verdict(c, id, NF_ACCEPT, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+		return corr_verdict(c, id, NF_ACCEPT, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 	pos = corr_flow_lookup(fs, idx);
 	if (pos < 0) {
 		c->st->dropped++;
-		return corr_verdict(c, id, NF_DROP, NULL, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
-	/* A truncated copy cannot be reinjected whole: leave its ECN alone. */
-	if (corr_arrive(c, (size_t)fi, (size_t)pos, id, whole ? pkt : NULL, len,
-			!!(skbinfo & NFQA_SKB_CSUMNOTREADY)))
+	if (corr_arrive(c, (size_t)fi, (size_t)pos, id))
 		return MNL_CB_ERROR;
 	return MNL_CB_OK;
 }
 
 /*
- * Bind @c->queue: copy whole packets, GSO packets whole (as the original
- * receiver got them; their checksums may then come partial), a long
- * queue; wait for acks.
+ * Bind @c->queue: copy packets' headers, GSO packets whole (as the
+ * original receiver got them), a long queue; wait for acks.
  */
 static int corr_queue_bind(struct corr *c)
 {
@@ -728,7 +646,7 @@ static int corr_queue_bind(struct corr *c)
 
 	nlh = nfq_nlmsg_put(c->vbuf + c->vused, NFQNL_MSG_CONFIG, c->queue);
 	nlh->nlmsg_flags |= NLM_F_ACK;
-	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
+	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, CORR_COPY);
 	nfq_nlmsg_cfg_put_qmaxlen(nlh, CORR_QUEUE_MAXLEN);
 	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(NFQA_CFG_F_GSO));
 	mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(NFQA_CFG_F_GSO));

@@ -18,6 +18,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The skb mark an arrival to be CE-marked is accepted with. The host's
+ * ingress must have, after the queue's chain, a prerouting rule that sets
+ * ECN to CE on packets with this mark and clears it (replay_net.c):
+ *
+ *   meta mark 0x64747201 ip ecn set ce meta mark set 0
+ *
+ * Without it such packets go on unmarked and the replay diverges.
+ */
+#define CORR_CE_MARK	0x64747201u	/* "dtr" 1 */
+
 enum corr_kind {
 	CORR_ARRIVE,			/* one arrival in the original */
 };
@@ -44,7 +55,7 @@ struct corr_flow {
 struct corr_stats {
 	uint64_t passed;		/* flow packets accepted (incl. SYNs) */
 	uint64_t dropped;		/* flow packets dropped: lost in the original */
-	uint64_t marked;		/* accepted with ECN rewritten to CE */
+	uint64_t marked;		/* accepted with CORR_CE_MARK */
 	uint64_t held_max;		/* most packets held at once */
 	uint64_t foreign;		/* accepted, of no flow (not in passed) */
 	uint64_t timeouts;		/* gave up waiting for an arrival */

@@ -8,6 +8,7 @@
  *   | dtr-a  A/32                  |------|                  B/32  dtr-b |
  *   |   route B/32 dev dtr-a       | veth |       route A/32 dev dtr-b   |
  *   | prerouting: tcp -> queue 0   |      |   prerouting: tcp -> queue 1 |
+ *   |   then CORR_CE_MARK -> CE    |      |    then CORR_CE_MARK -> CE   |
  *   +------------------------------+      +------------------------------+
  *
  * A and B are the recorded addresses, so the 4-tuples (which deter.ko
@@ -20,7 +21,8 @@
  * queues are 10000 packets long so that the link never drops (drops are
  * the corrector's to reproduce). Every incoming TCP packet goes to that
  * host's NFQUEUE (no bypass: with no corrector bound it is dropped, never
- * delivered uncorrected).
+ * delivered uncorrected); the next chain sets ECN to CE in the IP header
+ * of those the corrector accepted with CORR_CE_MARK, as a switch does.
  *
  * Everything is done with ip(8), sysctl(8), nft(8) and ethtool(8) run
  * through fork/exec, so a failure reads as the tool's own one-line
@@ -28,6 +30,7 @@
  * its namespace with setns(), not ip netns exec (an exec costs ~70 ms in
  * the emulated testbed VM).
  */
+#include "corrector.h"
 #include "rec_log.h"
 #include "replay_net.h"
 
@@ -286,7 +289,7 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 
 static int replay_net_host(struct replay_host *h, char **err)
 {
-	char addr[INET_ADDRSTRLEN], peer[INET_ADDRSTRLEN], batch[512], rules[256];
+	char addr[INET_ADDRSTRLEN], peer[INET_ADDRSTRLEN], batch[512], rules[512];
 	char ts[40], sack[40], ws[48], ecn[32], mtu[24] = "";
 	char *argv[DETER_SYSCTL_MAX + 8];
 	int n = 0, i;
@@ -323,8 +326,10 @@ static int replay_net_host(struct replay_host *h, char **err)
 	snprintf(rules, sizeof(rules),
 		 "add table inet deter_replay; "
 		 "add chain inet deter_replay ingress { type filter hook prerouting priority -300; }; "
-		 "add rule inet deter_replay ingress meta l4proto tcp queue num %u",
-		 h->queue);
+		 "add rule inet deter_replay ingress meta l4proto tcp queue num %u; "
+		 "add chain inet deter_replay ce { type filter hook prerouting priority -299; }; "
+		 "add rule inet deter_replay ce meta mark 0x%08x ip ecn set ce meta mark set 0",
+		 h->queue, CORR_CE_MARK);
 	if (replay_net_run(h->ns, (char *const[]){ "ip", "-batch", "-", NULL }, batch, err) ||
 	    replay_net_run(h->ns, argv, NULL, err) ||
 	    REPLAY_RUN(h->ns, err, "nft", rules))

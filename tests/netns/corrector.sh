@@ -6,7 +6,8 @@
 #
 #   A (10.0.7.1) a0 ----------------------------- b0 B (10.0.7.2)
 #   send.py: AF_PACKET frames       prerouting -300: queue 0 -> corrector_tool
-#   with fixed IP IDs               input:          queue 1 -> tcpdump (cap:obs)
+#   with fixed IP IDs               prerouting -299: its mark -> CE
+#                                   input:          queue 1 -> tcpdump (cap:obs)
 #                                   cap:b0 (before the corrector)
 #
 # A sends crafted TCP packets with chosen IP IDs to a closed port on B.
@@ -39,11 +40,20 @@ offload "$B" b0 off
 b_mac=$(ip netns exec "$B" cat /sys/class/net/b0/address)
 a_mac=$(ip netns exec "$A" cat /sys/class/net/a0/address)
 
+# The corrector accepts a packet to be marked CE with CORR_CE_MARK; the
+# next chain marks it, as deter replay's hosts do (replay/replay_net.c).
+ce_mark=$(sed -n 's/^#define CORR_CE_MARK[[:space:]]*\(0x[0-9a-f]*\)u.*/\1/p' \
+	"$TB_TOP/replay/corrector.h")
+[ -n "$ce_mark" ] || { log_test 1 "corrector: CORR_CE_MARK found"; exit $ksft_fail; }
 ip netns exec "$B" nft -f - <<-NFT || exit $ksft_fail
 table inet dtr_test {
 	chain corr {
 		type filter hook prerouting priority -300;
 		ip daddr $B_ADDR tcp dport $PORT queue num $Q_CORR
+	}
+	chain ce {
+		type filter hook prerouting priority -299;
+		meta mark $ce_mark ip ecn set ce meta mark set 0
 	}
 	chain obs {
 		type filter hook input priority 0;

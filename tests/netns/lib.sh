@@ -148,6 +148,19 @@ switch_queue() {
 	tc -n "$SW" qdisc replace dev "$dev" root "$@"
 }
 
+# switch_red DEV RATE: the switch's egress on DEV a RATE link whose queue
+# is RED marking CE (ECN) above 10 packets, dropping above 30: a RED
+# qdisc alone never queues on a veth, which takes every packet at once.
+switch_red() {
+	local dev=$1 rate=$2
+
+	tc -n "$SW" qdisc replace dev "$dev" root handle 1: tbf rate "$rate" \
+		burst 3000 latency 1s &&
+	tc -n "$SW" qdisc add dev "$dev" parent 1:1 handle 10: red limit 400000 \
+		min 15000 max 45000 avpkt 1500 burst 20 bandwidth "$rate" \
+		probability 1 ecn
+}
+
 # switch_drop_nth FROM_IP N: drop exactly the Nth (1-based) data-carrying
 # packet from FROM_IP that the switch forwards, and nothing else.
 # switch_drop_first_syn FROM: the switch drops the first SYN from FROM.

@@ -138,6 +138,11 @@ scenario_record() {
 	done
 	capture_start "$A" a0 a0 "tcp port 5201 and src host $A_IP" || return 1
 	capture_start "$B" b0 b0 "tcp port 5201 and src host $B_IP" || return 1
+	# CAPTURE_B_IN=1: B's ingress too (ce_check). libpcap copies each
+	# packet into its ring as it passes, keeping no clone of the skb.
+	if [ "${CAPTURE_B_IN:-0}" = 1 ]; then
+		capture_start "$B" b0 b0in "tcp port 5201 and src host $A_IP" || return 1
+	fi
 	workload
 	capture_stop
 	sleep 0.5
@@ -345,6 +350,21 @@ splice_read_check() {
 		if [ "$nb" = nonblock ]; then [ "$nbs" = "$calls" ]; else [ "$nbs" = 0 ]; fi
 	check_err $? "B's log has $calls splice reads (tcpwl made ${got:-?}) returning $bytes bytes, $rooms with a room of 1-$slots buffers, $full of them $slots, $nbs nonblocking"
 	log_test $CHECK_RC "$name: B's log has the ${got:-?} splice() calls tcpwl made, 1000000 bytes, each with its pipe's room ($full of $calls with all $slots buffers free)"
+}
+
+# ce_check NAME: B's log has as many CE marks as tcpdump saw reach B
+# (CAPTURE_B_IN=1; offloads off, a segment per packet), some.
+ce_check() {
+	local name=$1 peer logged seen
+
+	CHECK_RC=0
+	peer=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+	logged=$(sed -n "/\"id\":\"$peer\"/s/.*\"ce_marks\":\([0-9]*\).*/\1/p" \
+		 "$TB_TMP/ls.json")
+	seen=$(tcpdump -r "$TB_TMP/b0in.pcap" -n 'ip[1] & 3 == 3' 2>/dev/null | wc -l)
+	[ -n "$logged" ] && [ "$logged" = "$seen" ] && [ "$seen" -gt 0 ]
+	check_err $? "B's log has ${logged:-no} CE marks, tcpdump saw $seen reach B"
+	log_test $CHECK_RC "$name: B's log has the $seen CE marks tcpdump saw reach B"
 }
 
 # replay_refused NAME PATTERN [WHAT]: deter replay of $ID must fail with
