@@ -112,6 +112,12 @@ enum {
 
 #define CORR_NO_SLOT	(-1)
 
+/* A packet the corrector cannot deliver as it arrived (corr_pkt_cb()). */
+#define CORR_SPLIT_WHAT \
+	"arrives as a GSO packet, which the original's receiver got a segment at a time"
+#define CORR_SPLIT_WHY \
+	" (its network split it); the replay cannot split it"
+
 /* arr[] sorted by index, for lookups. */
 struct corr_key {
 	uint64_t idx;			/* packet index */
@@ -568,7 +574,7 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	struct nfqnl_msg_packet_hdr *ph;
 	struct corr_fstate *fs;
 	struct corr_pkt pk;
-	uint32_t id, len = 0;
+	uint32_t id, len = 0, skbinfo = 0;
 	uint8_t *pkt = NULL;
 	long long fi, pos;
 	uint64_t idx;
@@ -583,6 +589,8 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 		pkt = mnl_attr_get_payload(attr[NFQA_PAYLOAD]);
 		len = mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]);
 	}
+	if (attr[NFQA_SKB_INFO])
+		skbinfo = ntohl(mnl_attr_get_u32(attr[NFQA_SKB_INFO]));
 
 	fi = -1;
 	if (pkt && ntohs(ph->hw_protocol) == 0x0800 /* ETH_P_IP */ &&
@@ -623,6 +631,23 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	if (pos < 0) {
 		c->st->dropped++;
 		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+	}
+	/*
+	 * A GSO packet whose first segment the original's receiver got
+	 * alone: its network split the packet (a qdisc or a device that
+	 * segments: tbf above its burst, a link without TSO) where the
+	 * replay's does not. It cannot be split here: NFQUEUE's own
+	 * segmentation (without NFQA_CFG_F_GSO) copies each segment's
+	 * payload into its head, which the receiver charges, coalesces and
+	 * splices otherwise than the original's page fragments.
+	 */
+	if ((skbinfo & NFQA_SKB_GSO) && fs->f->arr[pos].segs <= 1) {
+		char name[64];
+
+		corr_flow_name(fs->f, name, sizeof(name));
+		corr_fail(c, "flow %s: index %llu " CORR_SPLIT_WHAT CORR_SPLIT_WHY,
+			  name, (unsigned long long)idx);
+		return MNL_CB_ERROR;
 	}
 	if (corr_arrive(c, (size_t)fi, (size_t)pos, id))
 		return MNL_CB_ERROR;

@@ -120,6 +120,7 @@ struct replay_run {
 	struct replay_child corr[REPLAY_END_MAX];
 	struct replay_child gen[REPLAY_END_MAX];
 	int gen_ok[REPLAY_END_MAX];	/* its "K" arrived */
+	int corr_told[REPLAY_END_MAX];	/* its "E" was reported */
 	struct replay_proc dump[REPLAY_END_MAX];
 	struct replay_proc trace;
 	int loaded;		/* scripts were handed to deter.ko */
@@ -227,8 +228,9 @@ void replay_usage_replay(FILE *f)
 		"      --kernel IMAGE with --vm: boot IMAGE (default: the one 'make kernel' built)\n"
 		"\n"
 		"Prints 'replay ID: verified (N events, both ends)' and exits 0, or\n"
-		"'replay ID: diverged at END end event SEQ: ...' (or 'stuck at ...') and\n"
-		"exits 1.\n",
+		"'replay ID: diverged at END end event SEQ: ...' (or 'stuck at ...', or\n"
+		"'stopped at the END end's network: ...' when a packet corrector cannot make\n"
+		"that host's arrivals) and exits 1.\n",
 		REPLAY_DEFAULT_DIR, REPLAY_TIMEOUT_S);
 }
 
@@ -545,7 +547,7 @@ static int replay_corr_stop_all(struct replay_ctx *ctx, struct replay_run *r)
 						    name, line + 2);
 			}
 		}
-		if (!WIFEXITED(c->status) || WEXITSTATUS(c->status)) {
+		if ((!WIFEXITED(c->status) || WEXITSTATUS(c->status)) && !r->corr_told[e]) {
 			if (!ret)
 				ret = replay_fail("corrector %s: exited with status %d", name,
 						  WIFEXITED(c->status) ? WEXITSTATUS(c->status) :
@@ -736,6 +738,16 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 			if (!strcmp(st[e].state, "diverged")) {
 				printf("replay %s: diverged at %s end %s\n", ctx->id,
 				       replay_end_names[e], st[e].msg);
+				return REPLAY_DIVERGED;
+			}
+		}
+		/* A corrector that failed (it writes nothing else until stopped). */
+		for (e = 0; e < REPLAY_END_MAX; e++) {
+			if (r->corr[e].out >= 0 &&
+			    replay_child_line(&r->corr[e], line, sizeof(line)) && line[0] == 'E') {
+				printf("replay %s: stopped at the %s end's network: %s\n", ctx->id,
+				       replay_end_names[e], line + 2);
+				r->corr_told[e] = 1;
 				return REPLAY_DIVERGED;
 			}
 		}

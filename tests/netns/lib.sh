@@ -151,11 +151,13 @@ switch_queue() {
 # switch_red DEV RATE: the switch's egress on DEV a RATE link whose queue
 # is RED marking CE (ECN) above 10 packets, dropping above 30: a RED
 # qdisc alone never queues on a veth, which takes every packet at once.
+# tbf's burst is one full-size frame: it segments GSO packets, as a link
+# of MTU-sized frames does.
 switch_red() {
 	local dev=$1 rate=$2
 
 	tc -n "$SW" qdisc replace dev "$dev" root handle 1: tbf rate "$rate" \
-		burst 3000 latency 1s &&
+		burst 1600 latency 1s &&
 	tc -n "$SW" qdisc add dev "$dev" parent 1:1 handle 10: red limit 400000 \
 		min 15000 max 45000 avpkt 1500 burst 20 bandwidth "$rate" \
 		probability 1 ecn
