@@ -14,5 +14,6 @@ workload() {
 	tcpwl_pair '' '--bytes 2000000'
 }
 
-scenario_run data_drop
+CAPTURE_B_IN=1
+scenario_run data_drop net_check data_drop 1 0 0
 exit $RET

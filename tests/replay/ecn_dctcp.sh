@@ -21,5 +21,5 @@ workload() {
 }
 
 CAPTURE_B_IN=1
-scenario_run ecn_dctcp ce_check ecn_dctcp
+scenario_run ecn_dctcp net_check ecn_dctcp 0 0 1
 exit $RET

@@ -14,5 +14,6 @@ workload() {
 	tcpwl_pair '' '--bytes 1000000'
 }
 
-scenario_run reorder
+CAPTURE_B_IN=1
+scenario_run reorder net_check reorder 0 1 0
 exit $RET

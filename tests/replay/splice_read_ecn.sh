@@ -22,5 +22,5 @@ workload() {
 }
 
 CAPTURE_B_IN=1
-scenario_run splice_read_ecn eval 'splice_read_check splice_read_ecn 4 nonblock; ce_check splice_read_ecn'
+scenario_run splice_read_ecn eval 'splice_read_check splice_read_ecn 4 nonblock; net_check splice_read_ecn 0 0 1'
 exit $RET

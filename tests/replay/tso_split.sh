@@ -55,5 +55,5 @@ split_check() {
 }
 
 CAPTURE_B_IN=1
-scenario_record tso_split && gso_check && ce_check tso_split && split_check
+scenario_record tso_split && gso_check && net_check tso_split 0 0 1 && split_check
 exit $RET
