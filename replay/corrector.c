@@ -24,6 +24,9 @@
  * (one receive of several segments) the positions of its segments: queued
  * with NFQA_CFG_F_GSO, it arrives whole here too.
  *   pos > next                  -> hold (keep the NFQUEUE packet id)
+ *   a GSO packet whose first segment arrived alone in the original, or
+ *   was lost while its second arrived -> fail (st->split): the original's
+ *   network split it, and it cannot be split here
  *
  * and every accepted arrival with arr[pos].ce is accepted with the mark
  * CORR_CE_MARK, for which the host's next prerouting chain sets ECN to
@@ -114,9 +117,9 @@ enum {
 
 /* A packet the corrector cannot deliver as it arrived (corr_pkt_cb()). */
 #define CORR_SPLIT_WHAT \
-	"arrives as a GSO packet, which the original's receiver got a segment at a time"
+	"arrives as a GSO packet, which the original's network split into segments"
 #define CORR_SPLIT_WHY \
-	" (its network split it); the replay cannot split it"
+	" (its receiver got the first alone, or lost it); the replay cannot split it"
 
 /* arr[] sorted by index, for lookups. */
 struct corr_key {
@@ -628,26 +631,31 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 		return corr_verdict(c, id, NF_ACCEPT, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 	pos = corr_flow_lookup(fs, idx);
-	if (pos < 0) {
-		c->st->dropped++;
-		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
-	}
 	/*
-	 * A GSO packet whose first segment the original's receiver got
-	 * alone: its network split the packet (a qdisc or a device that
-	 * segments: tbf above its burst, a link without TSO) where the
-	 * replay's does not. It cannot be split here: NFQUEUE's own
-	 * segmentation (without NFQA_CFG_F_GSO) copies each segment's
-	 * payload into its head, which the receiver charges, coalesces and
-	 * splices otherwise than the original's page fragments.
+	 * A GSO packet (2 segments at least) whose first segment the
+	 * original's receiver got alone, or lost while its second came:
+	 * its network split the packet (a qdisc or a device that segments:
+	 * tbf above its burst, a link without TSO) where the replay's does
+	 * not. It cannot be split here: NFQUEUE's own segmentation (without
+	 * NFQA_CFG_F_GSO) copies each segment's payload into its head, which
+	 * the receiver charges, coalesces and splices otherwise than the
+	 * original's page fragments. A GSO packet the original's receiver
+	 * got whole but in fewer segments is not caught: the queue does not
+	 * say how many segments a packet holds.
 	 */
-	if ((skbinfo & NFQA_SKB_GSO) && fs->f->arr[pos].segs <= 1) {
+	if ((skbinfo & NFQA_SKB_GSO) &&
+	    (pos >= 0 ? fs->f->arr[pos].segs <= 1 : corr_flow_lookup(fs, idx + 1) >= 0)) {
 		char name[64];
 
 		corr_flow_name(fs->f, name, sizeof(name));
 		corr_fail(c, "flow %s: index %llu " CORR_SPLIT_WHAT CORR_SPLIT_WHY,
 			  name, (unsigned long long)idx);
+		c->st->split = 1;
 		return MNL_CB_ERROR;
+	}
+	if (pos < 0) {
+		c->st->dropped++;
+		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 	if (corr_arrive(c, (size_t)fi, (size_t)pos, id))
 		return MNL_CB_ERROR;
@@ -655,8 +663,9 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /*
- * Bind @c->queue: copy packets' headers, GSO packets whole (as the
- * original receiver got them), a long queue; wait for acks.
+ * Bind @c->queue: copy packets' headers, GSO packets whole (the
+ * testbed's switch forwards them whole, as veth does in the replay), a
+ * long queue; wait for acks.
  */
 static int corr_queue_bind(struct corr *c)
 {

@@ -59,6 +59,7 @@ struct corr_stats {
 	uint64_t held_max;		/* most packets held at once */
 	uint64_t foreign;		/* accepted, of no flow (not in passed) */
 	uint64_t timeouts;		/* gave up waiting for an arrival */
+	int split;			/* failed: a GSO packet the original's network split */
 };
 
 enum {

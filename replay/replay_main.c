@@ -71,6 +71,8 @@
  */
 #define REPLAY_TRACE_START_MS 120000
 #define REPLAY_TRACE_STOP_MS 300000
+/* A child's report text not yet consumed, and a line of it. */
+#define REPLAY_CHILD_BUF 1024
 /* The correctors notice *stop within CORR_POLL_MS; allow for a loaded VM. */
 #define REPLAY_CORR_STOP_MS 5000
 /* Reads of deter/replay before a missing script is an error, 10 ms apart. */
@@ -109,7 +111,7 @@ struct replay_ctx {
 struct replay_child {
 	pid_t pid;		/* 0 when reaped or never started */
 	int out;		/* its report pipe, non-blocking; -1 if none */
-	char buf[1024];		/* report text not yet consumed */
+	char buf[REPLAY_CHILD_BUF];	/* report text not yet consumed */
 	int status;		/* wait status once reaped */
 };
 
@@ -454,7 +456,9 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 	}
 	sigaction(SIGTERM, &sa, NULL);	/* no SA_RESTART: wake corr_run */
 	if (corr_run(h->queue, &flow, 1, &replay_corr_stop, &st, &err)) {
-		dprintf(wfd, "E corrector %s: %s\n", h->name, err ? err : "failed");
+		/* N: it cannot make an arrival; E: it failed. */
+		dprintf(wfd, "%c corrector %s: %s\n", st.split ? 'N' : 'E', h->name,
+			err ? err : "failed");
 		_exit(1);
 	}
 	dprintf(wfd, "S %" PRIu64 " passed, %" PRIu64 " dropped, %" PRIu64 " marked CE, ",
@@ -536,7 +540,7 @@ static int replay_corr_stop_all(struct replay_ctx *ctx, struct replay_run *r)
 			continue;
 		}
 		while (replay_child_line(c, line, sizeof(line))) {
-			if (line[0] == 'E') {
+			if (line[0] == 'E' || line[0] == 'N') {
 				ret = replay_fail("%s", line + 2);
 			} else if (line[0] == 'S') {
 				if (ctx->o.verbose)
@@ -724,7 +728,7 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 	struct replay_status st[REPLAY_END_MAX];
 	long long last_ms = replay_now_ms();
 	uint64_t last = UINT64_MAX, progress;
-	char line[512];
+	char line[REPLAY_CHILD_BUF];
 	int e, done;
 
 	for (;;) {
@@ -734,20 +738,30 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 		}
 		if (replay_watch_status(ctx, st))
 			return REPLAY_ERROR;
+		/*
+		 * A corrector that stopped, first: what follows at the hosts
+		 * is its effect. Its counters ("S") wait for the stop.
+		 */
+		for (e = 0; e < REPLAY_END_MAX; e++) {
+			struct replay_child *c = &r->corr[e];
+
+			replay_child_read(c);
+			if ((c->buf[0] != 'N' && c->buf[0] != 'E') ||
+			    !replay_child_line(c, line, sizeof(line)))
+				continue;
+			r->corr_told[e] = 1;
+			if (line[0] == 'E') {
+				replay_fail("%s", line + 2);
+				return REPLAY_ERROR;
+			}
+			printf("replay %s: stopped at the %s end's network: %s\n", ctx->id,
+			       replay_end_names[e], line + 2);
+			return REPLAY_DIVERGED;
+		}
 		for (e = 0; e < REPLAY_END_MAX; e++) {
 			if (!strcmp(st[e].state, "diverged")) {
 				printf("replay %s: diverged at %s end %s\n", ctx->id,
 				       replay_end_names[e], st[e].msg);
-				return REPLAY_DIVERGED;
-			}
-		}
-		/* A corrector that failed (it writes nothing else until stopped). */
-		for (e = 0; e < REPLAY_END_MAX; e++) {
-			if (r->corr[e].out >= 0 &&
-			    replay_child_line(&r->corr[e], line, sizeof(line)) && line[0] == 'E') {
-				printf("replay %s: stopped at the %s end's network: %s\n", ctx->id,
-				       replay_end_names[e], line + 2);
-				r->corr_told[e] = 1;
 				return REPLAY_DIVERGED;
 			}
 		}

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Replay scenario: ECN with DCTCP and RED marking. Both ends run DCTCP
-# (a listener that does not refuses the ECT SYN DCTCP sends, and A falls
+# (a listener that does not run it refuses the ECT SYN DCTCP sends, and A falls
 # back to Reno without ECN); the switch's egress to B is a 20 Mbit/s
 # link whose RED queue marks CE above a small threshold, during a 1 MB
 # transfer from A. B's log must have the marks tcpdump saw reach B, and

@@ -383,6 +383,9 @@ net_check() {
 		      if ($2 == 3) ce++ }
 		    END { printf "%d %d %d\n", n ? hi - lo + 1 - k : 0, late, ce }')
 	read -r gd gr gc <<< "$seen"
+	# A packet tcpdump's ring lost would read as a drop.
+	grep -q "^0 packets dropped by kernel" "$TB_TMP/b0in.tcpdump.log"
+	check_err $? "tcpdump at B's ingress lost packets: $(grep 'dropped by kernel' "$TB_TMP/b0in.tcpdump.log")"
 	[ -n "$logged" ] && [ "$logged" = "$seen" ] &&
 		[ "$gd" -ge "$2" ] && [ "$gr" -ge "$3" ] && [ "$gc" -ge "$4" ]
 	check_err $? "B's log has drops, reorders, CE marks ${logged:-none}; tcpdump saw $seen reach B (at least $2 $3 $4 wanted)"

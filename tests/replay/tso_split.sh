@@ -48,7 +48,7 @@ split_check() {
 	rc=$?
 	t1=$(date +%s%N)
 	[ $rc = 1 ] && [ "$(wc -l < "$TB_TMP/replay.out")" = 1 ] &&
-		grep -q "^replay $ID: stopped at the passive end's network: corrector b: flow $A_IP:[0-9]* > $B_IP:5201: index [0-9]* arrives as a GSO packet, which the original's receiver got a segment at a time" \
+		grep -q "^replay $ID: stopped at the passive end's network: corrector b: flow $A_IP:[0-9]* > $B_IP:5201: index [0-9]* arrives as a GSO packet, which the original's network split into segments" \
 			"$TB_TMP/replay.out"
 	check_err $? "deter replay exited $rc: $(head -3 "$TB_TMP/replay.out")"
 	log_test $CHECK_RC "tso_split: deter replay stops at B's network, naming the split packet ($(( (t1 - t0) / 1000000 )) ms)"
