@@ -182,6 +182,23 @@ sendtime_err() {
 		printf "%.1f %.1f\n", v[NR], v[i] }'
 }
 
+# diverged_context REPLAY_OUT: for a replay that diverged at an event,
+# the log's events around it, once per scenario, so that a failure seen
+# only in CI (whose logs are gone with its VM) can be read from its output.
+diverged_context() {
+	local end n id
+
+	[ -z "${DIVERGED_SHOWN:-}" ] || return 0
+	read -r end n < <(sed -n 's/.*diverged at \(active\|passive\) end event \([0-9]*\):.*/\1 \2/p' "$1" | head -1)
+	[ -n "$n" ] || return 0
+	DIVERGED_SHOWN=1
+	id=$ID
+	[ "$end" = passive ] && id=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+	echo "    the $end end's log (deter show $id), events $((n - 12)) to $((n + 3)):"
+	"$DETER" show -d "$LOGS" "$id" |
+		awk -v lo=$((n - 12)) -v hi=$((n + 3)) '$1 ~ /^[0-9]+$/ && $1 >= lo && $1 <= hi { print "    | " $0 }'
+}
+
 # scenario_replay NAME I: replay ID once and compare with the truth.
 # Also prints a BENCH line for make bench: verified, wall time, the
 # original's duration, send-time error (max, p99, us) at each host.
@@ -198,6 +215,7 @@ scenario_replay() {
 	rc=$?
 	t1=$(date +%s%N)
 	check_err $rc "deter replay exited $rc: $(tail -3 "$TB_TMP/replay$i.out")"
+	[ $rc -eq 0 ] || diverged_context "$TB_TMP/replay$i.out"
 	for h in a b; do
 		egress_diff "$out" "$h" "$TB_TMP/$h.truth"
 		check_err $? "host $h: original (<) vs replay (>) differ from line $(sed -n '1s/^\([0-9]*\).*/\1/p' "$out/$h.diff"): $(sed -n 2,3p "$out/$h.diff" | cut -c1-300)"
