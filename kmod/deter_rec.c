@@ -404,33 +404,19 @@ static void deter_rec_mem(struct deter_sock *ds, unsigned int kind, bool yes)
 }
 
 /*
- * Whether the SYN @th asks for a Fast Open cookie or has one: option 34,
- * or the experimental option with the Fast Open magic. The options are
- * in the linear header (tcp_v4_rcv() pulled them). At most 40 bytes.
+ * Whether the SYN @skb to listener @sk asks for a Fast Open cookie or has
+ * one, as tcp_conn_request() parsed its options for tcp_try_fastopen():
+ * a cookie option TCP takes (option 34, or the experimental one with the
+ * Fast Open magic; an even length, 0 for a request).
  */
-static bool deter_rec_syn_fastopen(const struct tcphdr *th)
+static bool deter_rec_syn_fastopen(const struct sock *sk, const struct sk_buff *skb)
 {
-	const u8 *p = (const u8 *)(th + 1);
-	int left = th->doff * 4 - (int)sizeof(*th);
+	struct tcp_fastopen_cookie foc = { .len = -1 };
+	struct tcp_options_received opt;
 
-	while (left > 0) {
-		if (*p == TCPOPT_EOL)
-			break;
-		if (*p == TCPOPT_NOP) {
-			p++;
-			left--;
-			continue;
-		}
-		if (left < 2 || p[1] < 2 || p[1] > left)
-			break;
-		if (*p == TCPOPT_FASTOPEN ||
-		    (*p == TCPOPT_EXP && p[1] >= TCPOLEN_EXP_FASTOPEN_BASE &&
-		     get_unaligned_be16(p + 2) == TCPOPT_FASTOPEN_MAGIC))
-			return true;
-		left -= p[1];
-		p += p[1];
-	}
-	return false;
+	tcp_clear_options(&opt);
+	tcp_parse_options(sock_net(sk), skb, &opt, 0, &foc);
+	return foc.len >= 0;
 }
 
 /**
@@ -477,7 +463,13 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return val;
 	if (what == DETER_VAL_ISN && skb && skb->protocol == htons(ETH_P_IP)) {
-		/* A new handshake: its SYN. */
+		/*
+		 * A new handshake: its SYN, Fast Open's if it has a cookie
+		 * option or data (tcp_fastopen 0x200 takes data without one).
+		 */
+		bool fastopen = deter_rec_syn_fastopen(sk, skb) ||
+				TCP_SKB_CB(skb)->end_seq != TCP_SKB_CB(skb)->seq + 1;
+
 		spin_lock_bh(&deter_rec_hs_lock);
 		h = deter_rec_hs_slot(deter_rec_hs, sock_net(sk)->ns.inum,
 				      ip_hdr(skb)->daddr,
@@ -486,9 +478,7 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 				      ntohs(tcp_hdr(skb)->source), true, jiffies);
 		h->n = 0;
 		h->have_syn = true;
-		/* Data without a cookie too (tcp_fastopen 0x200). */
-		h->fastopen = deter_rec_syn_fastopen(tcp_hdr(skb)) ||
-			      TCP_SKB_CB(skb)->end_seq != TCP_SKB_CB(skb)->seq + 1;
+		h->fastopen = fastopen;
 		h->syn_ipid = ntohs(ip_hdr(skb)->id);
 		spin_unlock_bh(&deter_rec_hs_lock);
 		return val;

@@ -11,10 +11,7 @@
 
 source "$(dirname "$0")/lib.sh"
 
-scenario_testbed off || exit $ksft_fail
-switch_red s1 20mbit || exit $ksft_fail
-ip netns exec "$A" sysctl -qw net.ipv4.tcp_ecn=1
-ip netns exec "$B" sysctl -qw net.ipv4.tcp_ecn=1
+ecn_testbed off || exit $ksft_fail
 
 workload() {
 	tcpwl_pair '--cc dctcp' '--cc dctcp --bytes 1000000'

@@ -34,6 +34,17 @@ scenario_testbed() {
 	link_shape "$B" b0 1ms
 }
 
+# ecn_testbed on|off: scenario_testbed's, with the switch's egress to B
+# a 20 Mbit/s link whose RED queue marks CE (switch_red) and ECN on at
+# both hosts; the workload's ends must both run DCTCP (a listener that
+# does not refuses the ECT SYN DCTCP sends).
+ecn_testbed() {
+	scenario_testbed "$1" || return 1
+	switch_red s1 20mbit || return 1
+	ip netns exec "$A" sysctl -qw net.ipv4.tcp_ecn=1
+	ip netns exec "$B" sysctl -qw net.ipv4.tcp_ecn=1
+}
+
 # tcpwl_pair 'SERVER ARGS' 'CLIENT ARGS': one tcpwl connection, A to
 # B:5201, to its end. A client that fails takes the server down with it
 # (it would wait for a connection that never ends).

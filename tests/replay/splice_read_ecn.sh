@@ -11,10 +11,7 @@
 # pipe otherwise.
 source "$(dirname "$0")/lib.sh"
 
-scenario_testbed off || exit $ksft_fail
-switch_red s1 20mbit || exit $ksft_fail
-ip netns exec "$A" sysctl -qw net.ipv4.tcp_ecn=1
-ip netns exec "$B" sysctl -qw net.ipv4.tcp_ecn=1
+ecn_testbed off || exit $ksft_fail
 
 workload() {
 	tcpwl_pair '--cc dctcp --splice-read --pipe-size 16384 --pipe-keep 1000 --nonblock --read-delay-us 1000' \

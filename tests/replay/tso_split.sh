@@ -13,11 +13,8 @@
 # segment's turn, gave up after 2 s, and the replay diverged.
 source "$(dirname "$0")/lib.sh"
 
-scenario_testbed on || exit $ksft_fail
+ecn_testbed on || exit $ksft_fail
 offload "$B" b0 off
-switch_red s1 20mbit || exit $ksft_fail
-ip netns exec "$A" sysctl -qw net.ipv4.tcp_ecn=1
-ip netns exec "$B" sysctl -qw net.ipv4.tcp_ecn=1
 
 # gso_check: A sent GSO packets (tcpdump at A's egress sees packets
 # longer than the MTU) and B's log has only arrivals of one segment.
