@@ -190,6 +190,37 @@ switch_drop_nth() {
 	NFT
 }
 
+# switch_delay_first_ack FROM_IP DEV DELAY: the switch holds the first
+# pure ACK from FROM_IP (no data, no SYN: the handshake's last) back by
+# DELAY on its egress DEV, and nothing else: the rule sends it to the
+# third band of a prio qdisc (skb->priority 1:3), a netem delay.
+switch_delay_first_ack() {
+	local from=$1 dev=$2 delay=$3
+
+	ip netns exec "$SW" nft -f - <<-NFT || return 1
+	table inet deter_tb {
+		chain delay_ack {
+			type filter hook forward priority 0;
+			ip saddr $from tcp flags == ack ip length <= 52 numgen inc mod 1000000000 == 0 counter meta priority set 1:3
+		}
+	}
+	NFT
+	tc -n "$SW" qdisc replace dev "$dev" root handle 1: prio &&
+	tc -n "$SW" qdisc add dev "$dev" parent 1:3 handle 30: netem delay "$delay"
+}
+
+# rx_one_cpu NS DEV: DEV's receive processing takes each flow on one
+# CPU (RPS over all CPUs, by flow hash), as a NIC's RSS does. A veth
+# otherwise processes a packet on the CPU that sent it: a flow's packets
+# sent from two CPUs are processed on both at once, and can reach TCP in
+# an order other than the one tcpdump on DEV saw.
+rx_one_cpu() {
+	local mask
+
+	mask=$(printf %x $(( (1 << $(nproc)) - 1 )))
+	ip netns exec "$1" sh -c "echo $mask > /sys/class/net/$2/queues/rx-0/rps_cpus"
+}
+
 # offload NS DEV on|off: TSO, GSO and GRO together.
 offload() {
 	ip netns exec "$1" ethtool -K "$2" tso "$3" gso "$3" gro "$3" >/dev/null

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Replay scenario: ACK drops. The switch drops every third pure ACK B
-# sends during a 1 MB transfer from A; A sees the cumulative ACKs jump.
+# sends during a 1 MB transfer from A; A sees the cumulative ACKs jump,
+# and its log has the drops tcpdump saw between B's egress and A's
+# ingress.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -20,5 +22,6 @@ workload() {
 	tcpwl_pair '' '--bytes 1000000'
 }
 
-scenario_run ack_drop
+CAPTURE_IN=a
+scenario_run ack_drop net_check ack_drop a 10 0 0
 exit $RET

@@ -17,6 +17,6 @@ workload() {
 	tcpwl_pair '--cc dctcp' '--cc dctcp --bytes 1000000'
 }
 
-CAPTURE_B_IN=1
-scenario_run ecn_dctcp net_check ecn_dctcp 0 0 1
+CAPTURE_IN=b
+scenario_run ecn_dctcp net_check ecn_dctcp b 0 0 1
 exit $RET

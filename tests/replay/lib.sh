@@ -10,6 +10,7 @@
 #
 #   A (10.0.1.1) a0 ---- s0 [switch] s1 ---- b0 B (10.0.2.1)
 #        cap:a0 (A's egress)                 cap:b0 (B's egress)
+#        cap:a0in (ingress, CAPTURE_IN=a)    cap:b0in (CAPTURE_IN=b)
 #
 # A replay passes when deter says it verified itself (exit 0) and, on each
 # host, the replay's egress header sequence (IP ID, seq, ack, flags,
@@ -149,9 +150,16 @@ scenario_record() {
 	done
 	capture_start "$A" a0 a0 "tcp port 5201 and src host $A_IP" || return 1
 	capture_start "$B" b0 b0 "tcp port 5201 and src host $B_IP" || return 1
-	# CAPTURE_B_IN=1: B's ingress too (net_check). libpcap copies each
-	# packet into its ring as it passes, keeping no clone of the skb.
-	if [ "${CAPTURE_B_IN:-0}" = 1 ]; then
+	# CAPTURE_IN="a b" or either: those hosts' ingress too (net_check).
+	# libpcap copies each packet into its ring as it passes, keeping no
+	# clone of the skb. Such a host takes a flow on one CPU (rx_one_cpu),
+	# so that TCP gets its peer's packets in the order tcpdump saw them.
+	if [[ " ${CAPTURE_IN:-} " == *" a "* ]]; then
+		rx_one_cpu "$A" a0 || return 1
+		capture_start "$A" a0 a0in "tcp port 5201 and src host $B_IP" || return 1
+	fi
+	if [[ " ${CAPTURE_IN:-} " == *" b "* ]]; then
+		rx_one_cpu "$B" b0 || return 1
 		capture_start "$B" b0 b0in "tcp port 5201 and src host $A_IP" || return 1
 	fi
 	workload
@@ -381,44 +389,90 @@ splice_read_check() {
 	log_test $CHECK_RC "$name: B's log has the ${got:-?} splice() calls tcpwl made, 1000000 bytes, each with its pipe's room ($full of $calls with all $slots buffers free)"
 }
 
-# net_check NAME DROPS REORDERS CE: B's log has the drops, late arrivals
-# and CE marks of A's packets that tcpdump saw at B's ingress
-# (CAPTURE_B_IN=1; offloads off or GSO split: a segment per packet), and
-# tcpdump saw at least DROPS, REORDERS and CE of them, so that the
-# scenario did what it says. From the capture, SYNs left out (a lost SYN
-# is logged apart): IP IDs unwrapped to the nearest of the last; a drop
-# is an ID between the least and the greatest that never came, a late
-# arrival one below the greatest before it; an ID 0 with no data after
-# A's FIN is the time-wait socket's answer, outside the series.
+# net_ids PCAP: per non-SYN packet of PCAP, IP ID, IP length, TCP
+# header length, TCP length, FIN, ECN field.
+net_ids() {
+	tshark -r "$1" -n -Y 'tcp.flags.syn == 0' -T fields -E separator=' ' \
+		-e ip.id -e ip.len -e tcp.hdr_len -e tcp.len -e tcp.flags.fin \
+		-e ip.dsfield.ecn 2>/dev/null |
+	while read -r id rest; do echo "$((id)) $rest"; done
+}
+
+# net_truth SENT RECEIVED: what the network did to one direction, from
+# tcpdump on both sides of the switch: the sender's egress (SENT) and the
+# receiver's ingress (RECEIVED) captures. Prints "DROPS LATE CE UNSENT":
+# IP IDs between the least and the greatest received that never arrived
+# though the sender's capture has them; arrivals below the greatest
+# before them; CE marks; and the missing IDs the sender's capture lacks
+# too (lost before its tap, not in the network). IDs are unwrapped to
+# the nearest of the last, both series from the sender's first. A GSO
+# packet the sender's capture holds whole (IP length over the 1500-byte
+# MTU) covers its segments' IDs. An ID 0 with no data after the
+# sender's FIN is its time-wait socket's answer, outside the series.
+net_truth() {
+	{ net_ids "$1" | sed 's/^/s /'; net_ids "$2" | sed 's/^/r /'; } |
+	awk 'function unwrap(w, id,   d) {
+		     if (!(w in last)) last[w] = (w == "s" || !("s" in first)) ? id : first["s"]
+		     if (!(w in first)) first[w] = id
+		     d = id - last[w] % 65536
+		     if (d > 32767) d -= 65536
+		     if (d < -32768) d += 65536
+		     last[w] = last[w] + d
+		     return last[w]
+	     }
+	     { w = $1; fin = ($6 == "1" || $6 == "True")
+	       if (fins[w] && $2 == 0 && $5 == 0) next
+	       if (fin) fins[w] = 1
+	       u = unwrap(w, $2)
+	       segs = 1
+	       if ($3 > 1500 && $5 > 0) { m = 1480 - $4; segs = int(($5 + m - 1) / m) }
+	       if (w == "s") { for (k = 0; k < segs; k++) sent[u + k] = 1; next }
+	       if (!n) { lo = u; hi = u + segs - 1 }
+	       else { if (u < hi) late++; if (u + segs - 1 > hi) hi = u + segs - 1; if (u < lo) lo = u }
+	       n++
+	       for (k = 0; k < segs; k++) got[u + k] = 1
+	       if ($7 == 3) ce += segs }
+	     END { for (i = lo; n && i <= hi; i++)
+			if (!(i in got)) { if (i in sent) drops++; else unsent++ }
+		   printf "%d %d %d %d\n", drops, late, ce, unsent }'
+}
+
+# net_check NAME END DROPS REORDERS CE: END's log (a or b) has the
+# drops, late arrivals and CE marks of its peer's packets that tcpdump
+# saw on both sides of the switch (net_truth; CAPTURE_IN has END, and
+# END's receive offloads are off or the switch splits: a segment per
+# packet), and tcpdump saw at least DROPS, REORDERS and CE of them, so
+# that the scenario did what it says.
 net_check() {
-	local name=$1 peer logged seen
+	local name=$1 end=$2 peer logged seen unsent me=A you=B cap c
 
 	CHECK_RC=0
-	peer=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+	if [ "$end" = a ]; then
+		peer=$ID
+		seen=$(net_truth "$TB_TMP/b0.pcap" "$TB_TMP/a0in.pcap")
+	else
+		peer=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+		seen=$(net_truth "$TB_TMP/a0.pcap" "$TB_TMP/b0in.pcap")
+		me=B you=A
+	fi
 	logged=$(sed -n "/\"id\":\"$peer\"/s/.*\"drops\":\([0-9]*\),\"reorders\":\([0-9]*\),\"ce_marks\":\([0-9]*\).*/\1 \2 \3/p" \
 		 "$TB_TMP/ls.json")
-	seen=$(tshark -r "$TB_TMP/b0in.pcap" -n -Y 'tcp.flags.syn == 0' -T fields \
-		-E separator=' ' -e ip.id -e ip.dsfield.ecn -e tcp.flags.fin -e tcp.len 2>/dev/null |
-	       while read -r id rest; do echo "$((id)) $rest"; done |
-	       awk '{ id = $1; fin = ($3 == "1" || $3 == "True")
-		      if (finseen && id == 0 && $4 == 0) next
-		      if (fin) finseen = 1
-		      if (!n) { u = id; lo = id; hi = id }
-		      else { d = id - last % 65536; if (d > 32767) d -= 65536
-			     if (d < -32768) d += 65536; u = last + d
-			     if (u < hi) late++; if (u > hi) hi = u; if (u < lo) lo = u }
-		      last = u; n++
-		      if (!(u in got)) { got[u] = 1; k++ }
-		      if ($2 == 3) ce++ }
-		    END { printf "%d %d %d\n", n ? hi - lo + 1 - k : 0, late, ce }')
+	unsent=${seen##* }
+	seen=${seen% *}
 	read -r gd gr gc <<< "$seen"
 	# A packet tcpdump's ring lost would read as a drop.
-	grep -q "^0 packets dropped by kernel" "$TB_TMP/b0in.tcpdump.log"
-	check_err $? "tcpdump at B's ingress lost packets: $(grep 'dropped by kernel' "$TB_TMP/b0in.tcpdump.log")"
+	for c in a0 b0; do
+		cap=$TB_TMP/$c.tcpdump.log
+		[ "$c" = "${end}0" ] && cap=$TB_TMP/${end}0in.tcpdump.log
+		grep -q "^0 packets dropped by kernel" "$cap"
+		check_err $? "tcpdump on $c lost packets: $(grep 'dropped by kernel' "$cap")"
+	done
+	[ "$unsent" = 0 ]
+	check_err $? "$unsent IP IDs $me never got are not in $you's egress capture either"
 	[ -n "$logged" ] && [ "$logged" = "$seen" ] &&
-		[ "$gd" -ge "$2" ] && [ "$gr" -ge "$3" ] && [ "$gc" -ge "$4" ]
-	check_err $? "B's log has drops, reorders, CE marks ${logged:-none}; tcpdump saw $seen reach B (at least $2 $3 $4 wanted)"
-	log_test $CHECK_RC "$name: B's log has the $gd drops, $gr late arrivals and $gc CE marks tcpdump saw reach B"
+		[ "$gd" -ge "$3" ] && [ "$gr" -ge "$4" ] && [ "$gc" -ge "$5" ]
+	check_err $? "$me's log has drops, reorders, CE marks ${logged:-none}; tcpdump saw $seen between $you's egress and $me's ingress (at least $3 $4 $5 wanted)"
+	log_test $CHECK_RC "$name: $me's log has the $gd drops, $gr late arrivals and $gc CE marks tcpdump saw between $you's egress and $me's ingress"
 }
 
 # replay_refused NAME PATTERN [WHAT]: deter replay of $ID must fail with

@@ -14,6 +14,6 @@ workload() {
 	tcpwl_pair '' '--bytes 1000000'
 }
 
-CAPTURE_B_IN=1
-scenario_run reorder net_check reorder 0 1 0
+CAPTURE_IN=b
+scenario_run reorder net_check reorder b 0 1 0
 exit $RET

@@ -18,6 +18,6 @@ workload() {
 		'--cc dctcp --sendfile --bytes 1000000'
 }
 
-CAPTURE_B_IN=1
-scenario_run splice_read_ecn eval 'splice_read_check splice_read_ecn 4 nonblock; net_check splice_read_ecn 0 0 1'
+CAPTURE_IN=b
+scenario_run splice_read_ecn eval 'splice_read_check splice_read_ecn 4 nonblock; net_check splice_read_ecn b 0 0 1'
 exit $RET

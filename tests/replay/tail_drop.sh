@@ -15,6 +15,6 @@ workload() {
 	tcpwl_pair '--rpc 14480:100' '--rpc 10:14480:100'
 }
 
-CAPTURE_B_IN=1
-scenario_run tail_drop net_check tail_drop 1 0 0
+CAPTURE_IN=b
+scenario_run tail_drop net_check tail_drop b 1 0 0
 exit $RET

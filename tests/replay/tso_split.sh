@@ -51,6 +51,6 @@ split_check() {
 	log_test $CHECK_RC "tso_split: deter replay stops at B's network, naming the split packet ($(( (t1 - t0) / 1000000 )) ms)"
 }
 
-CAPTURE_B_IN=1
-scenario_record tso_split && gso_check && net_check tso_split 0 0 1 && split_check
+CAPTURE_IN=b
+scenario_record tso_split && gso_check && net_check tso_split b 0 0 1 && split_check
 exit $RET
