@@ -100,7 +100,8 @@ setup_ns() {
 	done
 }
 
-# testbed_create: host A -- switch -- host B, no shaping yet.
+# testbed_create: host A -- switch -- host B, no shaping yet. Each host
+# takes a flow on one CPU (rx_one_cpu), as behind a NIC.
 testbed_create() {
 	setup_ns A SW B || return 1
 	ip -batch - <<-EOF || return 1
@@ -123,6 +124,7 @@ testbed_create() {
 	link set s0 up
 	link set s1 up
 	EOF
+	rx_one_cpu "$A" a0 && rx_one_cpu "$B" b0 &&
 	ip netns exec "$SW" sysctl -qw net.ipv4.ip_forward=1
 }
 
@@ -212,8 +214,11 @@ switch_delay_first_ack() {
 # rx_one_cpu NS DEV: DEV's receive processing takes each flow on one
 # CPU (RPS over all CPUs, by flow hash), as a NIC's RSS does. A veth
 # otherwise processes a packet on the CPU that sent it: a flow's packets
-# sent from two CPUs are processed on both at once, and can reach TCP in
-# an order other than the one tcpdump on DEV saw.
+# sent from two CPUs are processed on both at once. They can then reach
+# TCP in an order other than the one tcpdump on DEV saw, and one can be
+# looked up to a socket that another CPU's FIN moves to time-wait before
+# it takes the socket's lock (deter cannot replay that: the replay's
+# lookup finds the time-wait socket; kmod/nondeterminism.md).
 rx_one_cpu() {
 	local mask
 

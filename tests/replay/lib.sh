@@ -152,14 +152,12 @@ scenario_record() {
 	capture_start "$B" b0 b0 "tcp port 5201 and src host $B_IP" || return 1
 	# CAPTURE_IN="a b" or either: those hosts' ingress too (net_check).
 	# libpcap copies each packet into its ring as it passes, keeping no
-	# clone of the skb. Such a host takes a flow on one CPU (rx_one_cpu),
-	# so that TCP gets its peer's packets in the order tcpdump saw them.
+	# clone of the skb. The hosts take a flow on one CPU (testbed_create),
+	# so TCP gets its peer's packets in the order tcpdump saw them.
 	if [[ " ${CAPTURE_IN:-} " == *" a "* ]]; then
-		rx_one_cpu "$A" a0 || return 1
 		capture_start "$A" a0 a0in "tcp port 5201 and src host $B_IP" || return 1
 	fi
 	if [[ " ${CAPTURE_IN:-} " == *" b "* ]]; then
-		rx_one_cpu "$B" b0 || return 1
 		capture_start "$B" b0 b0in "tcp port 5201 and src host $A_IP" || return 1
 	fi
 	workload
