@@ -398,11 +398,13 @@ net_ids() {
 
 # net_truth SENT RECEIVED: what the network did to one direction, from
 # tcpdump on both sides of the switch: the sender's egress (SENT) and the
-# receiver's ingress (RECEIVED) captures. Prints "DROPS LATE CE UNSENT":
+# receiver's ingress (RECEIVED) captures. Prints "DROPS LATE CE UNSENT
+# NSENT NRECEIVED":
 # IP IDs between the least and the greatest received that never arrived
 # though the sender's capture has them; arrivals below the greatest
 # before them; CE marks; and the missing IDs the sender's capture lacks
-# too (lost before its tap, not in the network). IDs are unwrapped to
+# too (lost before its tap, not in the network); and how many packets
+# each capture has (0 if tshark could not read it). IDs are unwrapped to
 # the nearest of the last, both series from the sender's first. A GSO
 # packet the sender's capture holds whole (IP length over the 1500-byte
 # MTU) covers its segments' IDs. An ID 0 with no data after the
@@ -410,11 +412,10 @@ net_ids() {
 net_truth() {
 	{ net_ids "$1" | sed 's/^/s /'; net_ids "$2" | sed 's/^/r /'; } |
 	awk 'function unwrap(w, id,   d) {
-		     if (!(w in last)) last[w] = (w == "s" || !("s" in first)) ? id : first["s"]
-		     if (!(w in first)) first[w] = id
-		     d = id - last[w] % 65536
+		     if (!(w in last)) last[w] = (w == "s" || !ns) ? id : first
+		     if (w == "s" && !ns) first = id
+		     d = ((id - last[w]) % 65536 + 65536) % 65536
 		     if (d > 32767) d -= 65536
-		     if (d < -32768) d += 65536
 		     last[w] = last[w] + d
 		     return last[w]
 	     }
@@ -424,7 +425,7 @@ net_truth() {
 	       u = unwrap(w, $2)
 	       segs = 1
 	       if ($3 > 1500 && $5 > 0) { m = 1480 - $4; segs = int(($5 + m - 1) / m) }
-	       if (w == "s") { for (k = 0; k < segs; k++) sent[u + k] = 1; next }
+	       if (w == "s") { for (k = 0; k < segs; k++) sent[u + k] = 1; ns++; next }
 	       if (!n) { lo = u; hi = u + segs - 1 }
 	       else { if (u < hi) late++; if (u + segs - 1 > hi) hi = u + segs - 1; if (u < lo) lo = u }
 	       n++
@@ -432,7 +433,7 @@ net_truth() {
 	       if ($7 == 3) ce += segs }
 	     END { for (i = lo; n && i <= hi; i++)
 			if (!(i in got)) { if (i in sent) drops++; else unsent++ }
-		   printf "%d %d %d %d\n", drops, late, ce, unsent }'
+		   printf "%d %d %d %d %d %d\n", drops, late, ce, unsent, ns, n }'
 }
 
 # net_check NAME END DROPS REORDERS CE: END's log (a or b) has the
@@ -455,15 +456,16 @@ net_check() {
 	fi
 	logged=$(sed -n "/\"id\":\"$peer\"/s/.*\"drops\":\([0-9]*\),\"reorders\":\([0-9]*\),\"ce_marks\":\([0-9]*\).*/\1 \2 \3/p" \
 		 "$TB_TMP/ls.json")
-	unsent=${seen##* }
-	seen=${seen% *}
-	read -r gd gr gc <<< "$seen"
+	read -r gd gr gc unsent ns nr <<< "$seen"
+	seen="$gd $gr $gc"
+	[ "${ns:-0}" -gt 0 ] && [ "${nr:-0}" -gt 0 ]
+	check_err $? "tshark read ${ns:-0} packets from $you's egress capture, ${nr:-0} from $me's ingress capture"
 	# A packet tcpdump's ring lost would read as a drop.
 	for c in a0 b0; do
-		cap=$TB_TMP/$c.tcpdump.log
-		[ "$c" = "${end}0" ] && cap=$TB_TMP/${end}0in.tcpdump.log
-		grep -q "^0 packets dropped by kernel" "$cap"
-		check_err $? "tcpdump on $c lost packets: $(grep 'dropped by kernel' "$cap")"
+		cap=$c.tcpdump.log
+		[ "$c" = "${end}0" ] && cap=${end}0in.tcpdump.log
+		grep -q "^0 packets dropped by kernel" "$TB_TMP/$cap"
+		check_err $? "tcpdump ($cap) lost packets: $(grep 'dropped by kernel' "$TB_TMP/$cap")"
 	done
 	[ "$unsent" = 0 ]
 	check_err $? "$unsent IP IDs $me never got are not in $you's egress capture either"
