@@ -171,7 +171,7 @@ void deter_conn_sk_clone(struct sock *newsk, const struct sock *parent,
 	deter_conn_attach(newsk);
 	deter_rec_clone(newsk, skb);
 	if (deter_conn_get(newsk))
-		deter_replay_clone(deter_conn_get(newsk), newsk);
+		deter_replay_clone(deter_conn_get(newsk), newsk, skb);
 }
 
 void deter_conn_sk_destroy(struct sock *sk)

@@ -208,6 +208,15 @@ static inline struct deter_sock *deter_conn_get(const struct sock *sk)
 	return READ_ONCE(tcp_sk(sk)->deter);
 }
 
+/*
+ * The segments an arrival holds, as RX logs them: a GRO'd skb's count, a
+ * GSO packet forwarded whole its sender's, else 1.
+ */
+static inline u32 deter_conn_rx_segs(const struct sk_buff *skb)
+{
+	return max_t(u16, skb_shinfo(skb)->gso_segs, 1);
+}
+
 /* What the handshake negotiated, as DETER_CONN_* bits. */
 static inline u32 deter_conn_negotiated(const struct tcp_sock *tp)
 {

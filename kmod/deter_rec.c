@@ -1303,7 +1303,7 @@ void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 		return;
 	}
 
-	segs = max_t(u16, skb_shinfo(skb)->gso_segs, 1);
+	segs = deter_conn_rx_segs(skb);
 	if (!ds->rx_primed) {
 		idx = ntohs(iph->id);
 		ds->rx_next = idx;
@@ -1438,7 +1438,7 @@ void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
 		ds->rx_ref = ntohs(ip_hdr(skb)->id);
 		ds->child_ipid = ds->rx_ref;
 		/* A GRO packet: the IDs of all its segments. */
-		ds->child_segs = max_t(u16, skb_shinfo(skb)->gso_segs, 1);
+		ds->child_segs = deter_conn_rx_segs(skb);
 		ds->rx_next = ds->rx_ref + ds->child_segs;
 		ds->rx_primed = true;
 		/* TCP Fast Open: a SYN created it; SYNs are not arrivals. */

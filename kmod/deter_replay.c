@@ -113,6 +113,7 @@ struct deter_rpl {
 	unsigned long jiffies;		/* jiffies TCP reads */
 	u32 jif;			/* JIFFIES events before it applied */
 	bool ipid_given;
+	u32 diverged_nr;		/* deter_rpl_diverged at its divergence */
 	char msg[192];
 
 	struct sk_buff_head held;	/* segments not yet due */
@@ -323,6 +324,13 @@ static void deter_rpl_kick(struct deter_rpl *rpl, unsigned long delay)
 	mod_delayed_work(deter_rpl_wq, &rpl->work, delay);
 }
 
+/*
+ * Divergences so far, all scripts: each numbers its own, so that of two
+ * ends that diverged, the one whose difference came first (and made the
+ * other's) can be told.
+ */
+static atomic_t deter_rpl_diverged = ATOMIC_INIT(0);
+
 static void __printf(2, 3) deter_rpl_diverge(struct deter_rpl *rpl,
 					     const char *fmt, ...)
 {
@@ -333,6 +341,7 @@ static void __printf(2, 3) deter_rpl_diverge(struct deter_rpl *rpl,
 	va_start(ap, fmt);
 	vsnprintf(rpl->msg, sizeof(rpl->msg), fmt, ap);
 	va_end(ap);
+	rpl->diverged_nr = atomic_inc_return(&deter_rpl_diverged);
 	WRITE_ONCE(rpl->state, DETER_RPL_DIVERGED);
 	pr_info("replay %pI4h:%u diverged: %s\n", &rpl->hdr.saddr,
 		rpl->hdr.sport, rpl->msg);
@@ -973,6 +982,11 @@ static u64 deter_rpl_rx_idx(const struct deter_sock *ds,
 	return ds->rx_primed ? deter_ipid_extend(ds->rx_ref, id) : id;
 }
 
+/* An arrival of other segments than the original's (GSO, GRO). */
+#define DETER_RPL_SEGS_FMT "event %u: ipid %llu: %u segment(s), %llu logged: %s"
+static const char deter_rpl_regrouped[] =
+	"the original's network or receiver split or merged the sender's packets otherwise";
+
 /*
  * Is segment @idx (@syn: a SYN; @ctl: IP ID 0, which the peer's control
  * socket sends) the one RX @e logs? A segment the peer's time-wait
@@ -1026,6 +1040,23 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	if (e && deter_rpl_rx_match(e, syn, ctl, idx) &&
 	    !!(e->b & DETER_RX_OWNED) == owned &&
 	    (!owned || deter_rpl_batch_due(rpl))) {
+		/*
+		 * A numbered arrival holds as many segments as the original's
+		 * did, or its network or receiver split or merged the
+		 * sender's packets otherwise (GSO, GRO), and TCP would see
+		 * other data, lengths and truesizes from here on. (A SYN's
+		 * RX has no count, the time-wait answer's a TS value.)
+		 */
+		if (!syn && !(e->b & DETER_RX_CTL) &&
+		    deter_conn_rx_segs(skb) != max_t(u64, e->c, 1)) {
+			deter_rpl_diverge(rpl, DETER_RPL_SEGS_FMT,
+					  e->seq, idx & 0xffff,
+					  deter_conn_rx_segs(skb),
+					  max_t(u64, e->c, 1), deter_rpl_regrouped);
+			deter_rpl_kick(rpl, 0);
+			spin_unlock(&rpl->lock);
+			return true;
+		}
 		if (!syn) {
 			if (!(e->b & DETER_RX_CTL)) {
 				ds->rx_ref = idx;
@@ -1693,14 +1724,41 @@ bool deter_replay_jiffies(unsigned long *now)
 }
 
 /*
+ * The passive end's first arrival, @skb, which its log has no RX event
+ * for (VALUE CHILD_IPID): as many segments as the original's, checked
+ * like every later arrival in deter_replay_sk_rx(). Under rpl->lock.
+ */
+static bool deter_rpl_child_check(struct deter_rpl *rpl,
+				  const struct sk_buff *skb)
+{
+	const struct deter_replay_ev *e;
+	u32 i, segs = deter_conn_rx_segs(skb);
+
+	for (i = 0; i < rpl->hdr.nevents && i < DETER_RPL_LOOKAHEAD; i++) {
+		e = &rpl->ev[i];
+		if (e->type != DETER_EV_VALUE || e->sub != DETER_V_CHILD_IPID)
+			continue;
+		if (segs == max_t(u64, e->b, 1))
+			return false;
+		deter_rpl_diverge(rpl, DETER_RPL_SEGS_FMT, e->seq,
+				  (u64)ntohs(ip_hdr(skb)->id), segs,
+				  max_t(u64, e->b, 1), deter_rpl_regrouped);
+		return true;
+	}
+	return false;
+}
+
+/*
  * A passive end was created by the handshake: bind it, and give the
  * fields tcp_create_openreq_child() stamped with jiffies the logged value.
  */
-void deter_replay_clone(struct deter_sock *ds, struct sock *newsk)
+void deter_replay_clone(struct deter_sock *ds, struct sock *newsk,
+			const struct sk_buff *skb)
 {
 	struct inet_connection_sock *icsk = inet_csk(newsk);
 	struct tcp_sock *tp = tcp_sk(newsk);
 	struct deter_rpl *rpl;
+	bool diverged;
 	u32 now;
 
 	if (!READ_ONCE(deter_rpl_armed))
@@ -1713,8 +1771,12 @@ void deter_replay_clone(struct deter_sock *ds, struct sock *newsk)
 			continue;
 		spin_lock_bh(&rpl->lock);
 		deter_rpl_bind(rpl, newsk);
+		diverged = skb && rpl->sk == newsk &&
+			   deter_rpl_child_check(rpl, skb);
 		now = rpl->jiffies;
 		spin_unlock_bh(&rpl->lock);
+		if (diverged)
+			deter_rpl_kick(rpl, 0);
 		tp->lsndtime = now;
 		tp->rcv_tstamp = now;
 		tp->snd_cwnd_stamp = now;
@@ -2265,10 +2327,10 @@ static int deter_rpl_show(struct seq_file *m, void *v)
 	mutex_lock(&deter_rpl_mutex);
 	list_for_each_entry(rpl, &deter_rpl_list, node) {
 		spin_lock_bh(&rpl->lock);
-		seq_printf(m, "%pI4h:%u %pI4h:%u %s %u/%u %s\n",
+		seq_printf(m, "%pI4h:%u %pI4h:%u %s %u/%u %u %s\n",
 			   &rpl->hdr.saddr, rpl->hdr.sport, &rpl->hdr.daddr,
 			   rpl->hdr.dport, deter_rpl_state_names[rpl->state],
-			   rpl->ctx, rpl->hdr.nevents,
+			   rpl->ctx, rpl->hdr.nevents, rpl->diverged_nr,
 			   rpl->msg[0] ? rpl->msg : "-");
 		spin_unlock_bh(&rpl->lock);
 	}

@@ -53,7 +53,8 @@ bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,
 bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 			enum deter_value what, u64 *val);
 bool deter_replay_jiffies(unsigned long *now);
-void deter_replay_clone(struct deter_sock *ds, struct sock *newsk);
+void deter_replay_clone(struct deter_sock *ds, struct sock *newsk,
+			const struct sk_buff *skb);
 void deter_replay_established(const struct sock *sk);
 void deter_replay_close(struct deter_sock *ds, struct sock *sk);
 

@@ -926,6 +926,9 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			printf(",\"why\":\"fast open\"");
 		else if (e->sub == DETER_V_MISSING && !json && rec_missing_what(e->a))
 			printf(" (%s)", rec_missing_what(e->a));
+		else if (e->sub == DETER_V_CHILD_IPID)
+			printf(json ? ",\"segs\":%llu" : " x%llu",
+			       (unsigned long long)(e->b ? e->b : 1));
 		else if (e->sub == DETER_V_PAGE_FRAG)
 			printf(json ? ",\"offset\":%llu,\"page_bytes\":%llu" :
 				      ": offset %llu of a %llu B page",

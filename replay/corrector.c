@@ -640,8 +640,10 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	 * NFQA_CFG_F_GSO) copies each segment's payload into its head, which
 	 * the receiver charges, coalesces and splices otherwise than the
 	 * original's page fragments. A GSO packet the original's receiver
-	 * got whole but in fewer segments is not caught: the queue does not
-	 * say how many segments a packet holds.
+	 * got in fewer segments, or with others merged (GRO), passes here:
+	 * the queue does not say how many segments a packet holds. deter.ko
+	 * stops the replay at it, comparing every arrival's segments with
+	 * the log's.
 	 */
 	if ((skbinfo & NFQA_SKB_GSO) &&
 	    (pos >= 0 ? fs->f->arr[pos].segs <= 1 : corr_flow_lookup(fs, idx + 1) >= 0)) {

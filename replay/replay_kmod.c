@@ -5,7 +5,7 @@
  *   deter/replay   write: one script per write() (struct deter_replay_hdr,
  *                  events, states; include/deter_abi.h)
  *                  read:  one line per loaded script,
- *                  "<saddr>:<sport> <daddr>:<dport> <state> <done>/<n> <msg>"
+ *                  "<saddr>:<sport> <daddr>:<dport> <state> <done>/<n> <k> <msg>"
  *   deter/control  "replay" arms the scripts this process loaded, "stop"
  *                  ends their replay and drops them
  *
@@ -225,8 +225,9 @@ int replay_kmod_parse(const char *text, const char *local,
 			len = sizeof(st->line) - 1;
 		memcpy(st->line, p, len);
 		st->line[len] = '\0';
-		if (sscanf(st->line + llen, " %63s %15s %u/%u %n", remote, st->state,
-			   &st->done, &st->nevents, &off) != 4 || !off)
+		if (sscanf(st->line + llen, " %63s %15s %u/%u %u %n", remote,
+			   st->state, &st->done, &st->nevents, &st->diverged_nr,
+			   &off) != 5 || !off)
 			return -1;
 		st->msg = st->line + llen + off;
 		if (!*st->msg)

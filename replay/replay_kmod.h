@@ -17,6 +17,7 @@ struct replay_status {
 	char state[16];		/* loaded, running, done or diverged */
 	uint32_t done;		/* events replayed */
 	uint32_t nevents;	/* events in the script */
+	uint32_t diverged_nr;	/* k-th divergence of all scripts', 0: none */
 	const char *msg;	/* points into line: "-" or why it diverged */
 };
 

@@ -729,7 +729,7 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 	long long last_ms = replay_now_ms();
 	uint64_t last = UINT64_MAX, progress;
 	char line[REPLAY_CHILD_BUF];
-	int e, done;
+	int e, done, first;
 
 	for (;;) {
 		if (__atomic_load_n(&replay_interrupted, __ATOMIC_SEQ_CST)) {
@@ -758,12 +758,20 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 			       replay_end_names[e], line + 2);
 			return REPLAY_DIVERGED;
 		}
-		for (e = 0; e < REPLAY_END_MAX; e++) {
-			if (!strcmp(st[e].state, "diverged")) {
-				printf("replay %s: diverged at %s end %s\n", ctx->id,
-				       replay_end_names[e], st[e].msg);
-				return REPLAY_DIVERGED;
-			}
+		/*
+		 * The end that diverged first: once one end runs freely, what
+		 * it sends makes the other diverge too, often at an event
+		 * that says nothing of the cause.
+		 */
+		first = -1;
+		for (e = 0; e < REPLAY_END_MAX; e++)
+			if (!strcmp(st[e].state, "diverged") &&
+			    (first < 0 || st[e].diverged_nr < st[first].diverged_nr))
+				first = e;
+		if (first >= 0) {
+			printf("replay %s: diverged at %s end %s\n", ctx->id,
+			       replay_end_names[first], st[first].msg);
+			return REPLAY_DIVERGED;
 		}
 		for (e = 0; e < REPLAY_END_MAX; e++) {
 			struct replay_child *c = &r->gen[e];

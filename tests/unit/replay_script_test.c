@@ -293,8 +293,8 @@ static void test_arrivals_child(void)
 static void test_status_parse(void)
 {
 	const char *text =
-		"10.0.2.1:80 10.0.1.1:5000 running 3/40 -\n"
-		"10.0.1.1:5000 10.0.2.1:80 diverged 7/12 event 9: expected rx, found lock\n";
+		"10.0.2.1:80 10.0.1.1:5000 running 3/40 0 -\n"
+		"10.0.1.1:5000 10.0.2.1:80 diverged 7/12 3 event 9: expected rx, found lock\n";
 	struct replay_status st;
 
 	UNIT_CHECK(!replay_kmod_parse(text, "10.0.2.1:80", &st));
@@ -302,11 +302,16 @@ static void test_status_parse(void)
 	UNIT_CHECK_EQ(st.done, 3);
 	UNIT_CHECK_EQ(st.nevents, 40);
 	UNIT_CHECK(!strcmp(st.msg, "-"));
+	UNIT_CHECK_EQ(st.diverged_nr, 0);
 	UNIT_CHECK(!replay_kmod_parse(text, "10.0.1.1:5000", &st));
 	UNIT_CHECK(!strcmp(st.state, "diverged"));
+	UNIT_CHECK_EQ(st.diverged_nr, 3);
 	UNIT_CHECK(!strcmp(st.msg, "event 9: expected rx, found lock"));
 	UNIT_CHECK(replay_kmod_parse(text, "10.0.1.1:500", &st));
 	UNIT_CHECK(replay_kmod_parse("10.0.1.1:5000 junk\n", "10.0.1.1:5000", &st));
+	/* deter.ko before the divergence number: no number, no status. */
+	UNIT_CHECK(replay_kmod_parse("10.0.1.1:5000 10.0.2.1:80 running 3/40 -\n",
+				     "10.0.1.1:5000", &st));
 }
 
 /*
