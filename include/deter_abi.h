@@ -719,9 +719,11 @@ static inline int deter_value_has_b(unsigned int what)
  * the end is matched by its 4-tuple in the replaying network namespace.
  *
  * Reading deter/replay gives one status line per script:
- *   <saddr>:<sport> <daddr>:<dport> <state> <done>/<nevents> <message>
- * state is one of loaded, running, done, diverged; message is "-" or,
- * for diverged, "event <seq>: expected ..., found ...".
+ *   <saddr>:<sport> <daddr>:<dport> <state> <done>/<nevents> <k> <message>
+ * state is one of loaded, running, done, diverged; k numbers the
+ * divergences of all scripts in the order they came (0: none yet), so
+ * the end that diverged first can be told; message is "-" or, for
+ * diverged, "event <seq>: expected ..., found ...".
  */
 #define DETER_REPLAY_MAGIC "DETERRPL"
 

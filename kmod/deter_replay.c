@@ -985,7 +985,29 @@ static u64 deter_rpl_rx_idx(const struct deter_sock *ds,
 /* An arrival of other segments than the original's (GSO, GRO). */
 #define DETER_RPL_SEGS_FMT "event %u: ipid %llu: %u segment(s), %llu logged: %s"
 static const char deter_rpl_regrouped[] =
-	"the original's network or receiver split or merged the sender's packets otherwise";
+	"the sender's packets split or merged otherwise than in the original (GSO, GRO)";
+
+/*
+ * Does segment @idx, which RX @e logs, hold other segments than the
+ * original's arrival did? Then its network or receiver split or merged
+ * the sender's packets otherwise, and TCP would see other data, lengths
+ * and truesizes from here on: the replay diverges, at the arrival, due
+ * or not. A SYN's RX has no count, the time-wait answer's a TS value.
+ * Under rpl->lock.
+ */
+static bool deter_rpl_segs_differ(struct deter_rpl *rpl,
+				  const struct deter_replay_ev *e,
+				  const struct sk_buff *skb, u64 idx)
+{
+	if (e->b & (DETER_RX_SYN | DETER_RX_CTL) ||
+	    deter_conn_rx_segs(skb) == max_t(u64, e->c, 1))
+		return false;
+	deter_rpl_diverge(rpl, DETER_RPL_SEGS_FMT, e->seq, idx & 0xffff,
+			  deter_conn_rx_segs(skb), max_t(u64, e->c, 1),
+			  deter_rpl_regrouped);
+	deter_rpl_kick(rpl, 0);
+	return true;
+}
 
 /*
  * Is segment @idx (@syn: a SYN; @ctl: IP ID 0, which the peer's control
@@ -1040,20 +1062,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	if (e && deter_rpl_rx_match(e, syn, ctl, idx) &&
 	    !!(e->b & DETER_RX_OWNED) == owned &&
 	    (!owned || deter_rpl_batch_due(rpl))) {
-		/*
-		 * A numbered arrival holds as many segments as the original's
-		 * did, or its network or receiver split or merged the
-		 * sender's packets otherwise (GSO, GRO), and TCP would see
-		 * other data, lengths and truesizes from here on. (A SYN's
-		 * RX has no count, the time-wait answer's a TS value.)
-		 */
-		if (!syn && !(e->b & DETER_RX_CTL) &&
-		    deter_conn_rx_segs(skb) != max_t(u64, e->c, 1)) {
-			deter_rpl_diverge(rpl, DETER_RPL_SEGS_FMT,
-					  e->seq, idx & 0xffff,
-					  deter_conn_rx_segs(skb),
-					  max_t(u64, e->c, 1), deter_rpl_regrouped);
-			deter_rpl_kick(rpl, 0);
+		if (deter_rpl_segs_differ(rpl, e, skb, idx)) {
 			spin_unlock(&rpl->lock);
 			return true;
 		}
@@ -1080,6 +1089,11 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	 * (a FIN answering ours), or to none. It goes there when the replay
 	 * ends (deter_rpl_work()).
 	 */
+	if (i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD &&
+	    deter_rpl_segs_differ(rpl, &rpl->ev[i], skb, idx)) {
+		spin_unlock(&rpl->lock);
+		return true;
+	}
 	if (((i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD) ||
 	     (!syn && ds->rx_primed && idx > rpl->rx_last)) &&
 	    skb_queue_len(&rpl->held) < DETER_RPL_MAX_HELD) {
@@ -1734,6 +1748,8 @@ static bool deter_rpl_child_check(struct deter_rpl *rpl,
 	const struct deter_replay_ev *e;
 	u32 i, segs = deter_conn_rx_segs(skb);
 
+	if (skb->protocol != htons(ETH_P_IP))
+		return false;
 	for (i = 0; i < rpl->hdr.nevents && i < DETER_RPL_LOOKAHEAD; i++) {
 		e = &rpl->ev[i];
 		if (e->type != DETER_EV_VALUE || e->sub != DETER_V_CHILD_IPID)
@@ -1748,9 +1764,15 @@ static bool deter_rpl_child_check(struct deter_rpl *rpl,
 	return false;
 }
 
-/*
- * A passive end was created by the handshake: bind it, and give the
- * fields tcp_create_openreq_child() stamped with jiffies the logged value.
+/**
+ * deter_replay_clone() - the handshake created a passive end
+ * @ds: its deter state
+ * @newsk: the new socket
+ * @skb: the segment that created it, its first arrival (may be NULL)
+ *
+ * Binds it to its script, checks its first arrival's segments, and gives
+ * the fields tcp_create_openreq_child() stamped with jiffies the logged
+ * value.
  */
 void deter_replay_clone(struct deter_sock *ds, struct sock *newsk,
 			const struct sk_buff *skb)

@@ -640,10 +640,12 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	 * NFQA_CFG_F_GSO) copies each segment's payload into its head, which
 	 * the receiver charges, coalesces and splices otherwise than the
 	 * original's page fragments. A GSO packet the original's receiver
-	 * got in fewer segments, or with others merged (GRO), passes here:
-	 * the queue does not say how many segments a packet holds. deter.ko
-	 * stops the replay at it, comparing every arrival's segments with
-	 * the log's.
+	 * got in fewer segments, or merged (GRO) with the ones after it,
+	 * passes here as that arrival: the queue does not say how many
+	 * segments a packet holds. deter.ko stops the replay there,
+	 * comparing every arrival's segments with the log's (a later packet
+	 * whose first ID that arrival covered is then dropped here as lost,
+	 * after the replay stopped).
 	 */
 	if ((skbinfo & NFQA_SKB_GSO) &&
 	    (pos >= 0 ? fs->f->arr[pos].segs <= 1 : corr_flow_lookup(fs, idx + 1) >= 0)) {

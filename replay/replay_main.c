@@ -696,9 +696,22 @@ enum replay_verdict {
  * after a few re-reads (a file standing in for deter.ko, DETER_DEBUGFS,
  * may be caught mid-rewrite).
  */
+/* The line of deter/replay's @text about end @local, if there is one. */
+static const char *replay_status_has(const char *text, const char *local)
+{
+	size_t n = strlen(local);
+	const char *p;
+
+	for (p = text; *p; p += strcspn(p, "\n") + !!p[strcspn(p, "\n")])
+		if (!strncmp(p, local, n) && p[n] == ' ')
+			return p;
+	return NULL;
+}
+
 static int replay_watch_status(struct replay_ctx *ctx, struct replay_status *st)
 {
 	char *text = NULL, *err = NULL;
+	const char *line;
 	int e, tries;
 
 	for (tries = 0; tries < REPLAY_STATUS_TRIES; tries++) {
@@ -716,8 +729,14 @@ static int replay_watch_status(struct replay_ctx *ctx, struct replay_status *st)
 		if (tries < REPLAY_STATUS_TRIES - 1)
 			free(text);
 	}
-	replay_fail("deter.ko reports no script for %s (%s end): '%.*s'", ctx->local[e],
-		    replay_end_names[e], (int)strcspn(text, "\n"), text);
+	line = replay_status_has(text, ctx->local[e]);
+	if (line)
+		replay_fail("%s (%s end): deter.ko of another build? status '%.*s'",
+			    ctx->local[e], replay_end_names[e],
+			    (int)strcspn(line, "\n"), line);
+	else
+		replay_fail("deter.ko reports no script for %s (%s end): '%.*s'", ctx->local[e],
+			    replay_end_names[e], (int)strcspn(text, "\n"), text);
 	free(text);
 	return -1;
 }
@@ -761,8 +780,15 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 		/*
 		 * The end that diverged first: once one end runs freely, what
 		 * it sends makes the other diverge too, often at an event
-		 * that says nothing of the cause.
+		 * that says nothing of the cause. deter.ko gives the scripts'
+		 * lines one at a time, so once one is seen diverged the status
+		 * is read again, for the other end's number.
 		 */
+		for (e = 0; e < REPLAY_END_MAX; e++)
+			if (!strcmp(st[e].state, "diverged"))
+				break;
+		if (e < REPLAY_END_MAX && replay_watch_status(ctx, st))
+			return REPLAY_ERROR;
 		first = -1;
 		for (e = 0; e < REPLAY_END_MAX; e++)
 			if (!strcmp(st[e].state, "diverged") &&
