@@ -206,7 +206,8 @@ int replay_kmod_read(char **text, char **err)
  * @local: the script's end, "<saddr>:<sport>" (dotted quad)
  * @st: filled from the first line whose first field is @local
  *
- * Return: 0, or -1 if no well-formed line is about @local.
+ * Return: 0; -1 if no line is about @local; -2 if the first one is not
+ * in this format (a deter.ko of another build), left in st->line.
  */
 int replay_kmod_parse(const char *text, const char *local,
 		      struct replay_status *st)
@@ -228,7 +229,7 @@ int replay_kmod_parse(const char *text, const char *local,
 		if (sscanf(st->line + llen, " %63s %15s %u/%u %u %n", remote,
 			   st->state, &st->done, &st->nevents, &st->diverged_nr,
 			   &off) != 5 || !off)
-			return -1;
+			return -2;
 		st->msg = st->line + llen + off;
 		if (!*st->msg)
 			st->msg = "-";

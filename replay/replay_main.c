@@ -696,32 +696,21 @@ enum replay_verdict {
  * after a few re-reads (a file standing in for deter.ko, DETER_DEBUGFS,
  * may be caught mid-rewrite).
  */
-/* The line of deter/replay's @text about end @local, if there is one. */
-static const char *replay_status_has(const char *text, const char *local)
-{
-	size_t n = strlen(local);
-	const char *p;
-
-	for (p = text; *p; p += strcspn(p, "\n") + !!p[strcspn(p, "\n")])
-		if (!strncmp(p, local, n) && p[n] == ' ')
-			return p;
-	return NULL;
-}
-
 static int replay_watch_status(struct replay_ctx *ctx, struct replay_status *st)
 {
 	char *text = NULL, *err = NULL;
-	const char *line;
-	int e, tries;
+	int e, tries, rc = 0;
 
 	for (tries = 0; tries < REPLAY_STATUS_TRIES; tries++) {
 		if (tries)
 			replay_sleep_ms(10);
 		if (replay_kmod_read(&text, &err))
 			return replay_fail_err(&err);
-		for (e = 0; e < REPLAY_END_MAX; e++)
-			if (replay_kmod_parse(text, ctx->local[e], &st[e]))
+		for (e = 0; e < REPLAY_END_MAX; e++) {
+			rc = replay_kmod_parse(text, ctx->local[e], &st[e]);
+			if (rc)
 				break;
+		}
 		if (e == REPLAY_END_MAX) {
 			free(text);
 			return 0;
@@ -729,11 +718,9 @@ static int replay_watch_status(struct replay_ctx *ctx, struct replay_status *st)
 		if (tries < REPLAY_STATUS_TRIES - 1)
 			free(text);
 	}
-	line = replay_status_has(text, ctx->local[e]);
-	if (line)
-		replay_fail("%s (%s end): deter.ko of another build? status '%.*s'",
-			    ctx->local[e], replay_end_names[e],
-			    (int)strcspn(line, "\n"), line);
+	if (rc == -2)
+		replay_fail("%s (%s end): deter.ko of another build? status '%s'",
+			    ctx->local[e], replay_end_names[e], st[e].line);
 	else
 		replay_fail("deter.ko reports no script for %s (%s end): '%.*s'", ctx->local[e],
 			    replay_end_names[e], (int)strcspn(text, "\n"), text);

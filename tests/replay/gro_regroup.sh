@@ -21,19 +21,13 @@ offload "$SW" s1 off
 # is how many of B's arrivals (first IP ID, segments; the one that
 # created B's end too) are none of A's packets.
 regroup_check() {
-	local peer big multi
+	local big multi
 
 	CHECK_RC=0
-	big=$(tcpdump -r "$TB_TMP/a0.pcap" -n 'ip[2:2] > 1500' 2>/dev/null | wc -l)
-	peer=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
-	"$DETER" show -d "$LOGS" "$peer" |
-		sed -n -e 's/.* rx  *ipid \([0-9]*\) x\([0-9]*\) .*/\1 \2/p' \
-			-e 's/.* child_ipid \([0-9]*\) x\([0-9]*\)$/\1 \2/p' > "$TB_TMP/b.arrivals"
+	big=$(gso_sent "$TB_TMP/a0.pcap")
+	log_arrivals "$(log_id "$B_IP:5201" "$A_IP:[0-9]*")" > "$TB_TMP/b.arrivals"
 	multi=$(awk '$2 > 1' "$TB_TMP/b.arrivals" | wc -l)
-	# Segments of 1448 bytes and more: a0's MTU is 1500.
-	net_ids "$TB_TMP/a0.pcap" |
-		awk '{ m = 1480 - $3; print $1, ($2 > 1500 ? int(($4 + m - 1) / m) : 1) }' \
-		> "$TB_TMP/a.packets"
+	net_ids "$TB_TMP/a0.pcap" | awk '{ print $1, $7 }' > "$TB_TMP/a.packets"
 	REGROUPED=$(awk 'NR == FNR { sent[$1 " " $2] = 1; next } !(($1 " " $2) in sent)' \
 		"$TB_TMP/a.packets" "$TB_TMP/b.arrivals" | wc -l)
 	[ "$big" -gt 0 ] && [ "$multi" -gt 0 ] && [ -s "$TB_TMP/a.packets" ]

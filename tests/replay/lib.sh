@@ -388,12 +388,35 @@ splice_read_check() {
 }
 
 # net_ids PCAP: per non-SYN packet of PCAP, IP ID, IP length, TCP
-# header length, TCP length, FIN, ECN field.
+# header length, TCP length, FIN, ECN field, and the segments it holds:
+# a GSO packet (IP length over the 1500-byte MTU) one per MSS of data.
 net_ids() {
+	local id len hdr tl fin ecn m segs
+
 	tshark -r "$1" -n -Y 'tcp.flags.syn == 0' -T fields -E separator=' ' \
 		-e ip.id -e ip.len -e tcp.hdr_len -e tcp.len -e tcp.flags.fin \
 		-e ip.dsfield.ecn 2>/dev/null |
-	while read -r id rest; do echo "$((id)) $rest"; done
+	while read -r id len hdr tl fin ecn; do
+		segs=1
+		if [ "$len" -gt 1500 ] && [ "$tl" -gt 0 ]; then
+			m=$((1480 - hdr))
+			segs=$(((tl + m - 1) / m))
+		fi
+		echo "$((id)) $len $hdr $tl $fin $ecn $segs"
+	done
+}
+
+# gso_sent PCAP: how many of PCAP's packets are longer than the MTU.
+gso_sent() {
+	tcpdump -r "$1" -n 'ip[2:2] > 1500' 2>/dev/null | wc -l
+}
+
+# log_arrivals ID: log ID's arrivals, "IP-ID SEGMENTS" each, the one that
+# created a passive end (VALUE CHILD_IPID) too.
+log_arrivals() {
+	"$DETER" show -d "$LOGS" "$1" |
+		sed -n -e 's/.* rx  *ipid \([0-9]*\) x\([0-9]*\) .*/\1 \2/p' \
+			-e 's/.* child_ipid \([0-9]*\) x\([0-9]*\)$/\1 \2/p'
 }
 
 # net_truth SENT RECEIVED: what the network did to one direction, from
@@ -406,8 +429,7 @@ net_ids() {
 # too (lost before its tap, not in the network); and how many packets
 # each capture has (0 if tshark could not read it). IDs are unwrapped to
 # the nearest of the last, both series from the sender's first. A GSO
-# packet the sender's capture holds whole (IP length over the 1500-byte
-# MTU) covers its segments' IDs. An ID 0 with no data after the
+# packet covers its segments' IDs (net_ids). An ID 0 with no data after the
 # sender's FIN is its time-wait socket's answer, outside the series.
 net_truth() {
 	{ net_ids "$1" | sed 's/^/s /'; net_ids "$2" | sed 's/^/r /'; } |
@@ -423,8 +445,7 @@ net_truth() {
 	       if (fins[w] && $2 == 0 && $5 == 0) next
 	       if (fin) fins[w] = 1
 	       u = unwrap(w, $2)
-	       segs = 1
-	       if ($3 > 1500 && $5 > 0) { m = 1480 - $4; segs = int(($5 + m - 1) / m) }
+	       segs = $8
 	       if (w == "s") { for (k = 0; k < segs; k++) sent[u + k] = 1; ns++; next }
 	       if (!n) { lo = u; hi = u + segs - 1 }
 	       else { if (u < hi) late++; if (u + segs - 1 > hi) hi = u + segs - 1; if (u < lo) lo = u }

@@ -19,12 +19,11 @@ offload "$B" b0 off
 # gso_check: A sent GSO packets (tcpdump at A's egress sees packets
 # longer than the MTU) and B's log has only arrivals of one segment.
 gso_check() {
-	local peer big multi
+	local big multi
 
 	CHECK_RC=0
-	big=$(tcpdump -r "$TB_TMP/a0.pcap" -n 'ip[2:2] > 1500' 2>/dev/null | wc -l)
-	peer=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
-	multi=$("$DETER" show -d "$LOGS" "$peer" | grep -c ' rx .* x\([2-9]\|[1-9][0-9]\+\) ')
+	big=$(gso_sent "$TB_TMP/a0.pcap")
+	multi=$(log_arrivals "$(log_id "$B_IP:5201" "$A_IP:[0-9]*")" | awk '$2 > 1' | wc -l)
 	[ "$big" -gt 0 ] && [ "$multi" = 0 ]
 	check_err $? "A sent $big GSO packets, B's log has $multi arrivals of several segments"
 	log_test $CHECK_RC "tso_split: A sent $big GSO packets, B received them a segment at a time"

@@ -307,11 +307,12 @@ static void test_status_parse(void)
 	UNIT_CHECK(!strcmp(st.state, "diverged"));
 	UNIT_CHECK_EQ(st.diverged_nr, 3);
 	UNIT_CHECK(!strcmp(st.msg, "event 9: expected rx, found lock"));
-	UNIT_CHECK(replay_kmod_parse(text, "10.0.1.1:500", &st));
-	UNIT_CHECK(replay_kmod_parse("10.0.1.1:5000 junk\n", "10.0.1.1:5000", &st));
-	/* deter.ko before the divergence number: no number, no status. */
-	UNIT_CHECK(replay_kmod_parse("10.0.1.1:5000 10.0.2.1:80 running 3/40 -\n",
-				     "10.0.1.1:5000", &st));
+	UNIT_CHECK_EQ(replay_kmod_parse(text, "10.0.1.1:500", &st), -1);
+	UNIT_CHECK_EQ(replay_kmod_parse("10.0.1.1:5000 junk\n", "10.0.1.1:5000", &st), -2);
+	/* deter.ko before the divergence number: not this format. */
+	UNIT_CHECK_EQ(replay_kmod_parse("10.0.1.1:5000 10.0.2.1:80 running 3/40 -\n",
+					"10.0.1.1:5000", &st), -2);
+	UNIT_CHECK(!strcmp(st.line, "10.0.1.1:5000 10.0.2.1:80 running 3/40 -"));
 }
 
 /*
