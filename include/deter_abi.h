@@ -16,7 +16,7 @@
 
 /* Version of the event and log formats defined here. */
 enum {
-	DETER_ABI_VERSION = 14,
+	DETER_ABI_VERSION = 15,
 	/*
 	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
 	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
@@ -47,7 +47,9 @@ enum {
 	 * CALL RECV_ERRQUEUE (older logs lack the error queue's reads).
 	 * 14 adds a splice read's pipe room and whether its socket was
 	 * nonblocking to its CALL flags (DETER_SPLICE_RD_*), without which
-	 * the replay refuses it, and signals that ended one.
+	 * the replay refuses it, and signals that ended one. 15 adds
+	 * VALUE MISSING SETTINGS and the CONFIG SYSCTL events after it
+	 * (older logs have CONFIG SYSCTL only at the start).
 	 */
 	DETER_ABI_VERSION_MIN = 2,
 };
@@ -488,7 +490,10 @@ enum {
  */
 #define DETER_LOG_MAGIC "DETERLOG"
 
-/* Why a log is incomplete (status bits; 0 means complete). */
+/*
+ * Why a log is incomplete (status bits; none of DETER_LOG_INCOMPLETE
+ * means complete), and what else the reader should know of it.
+ */
 enum {
 	DETER_LOG_LOST_EVENTS = 0x1,	/* events missing (ring buffer overrun) */
 	DETER_LOG_NOT_CLOSED = 0x2,	/* recording stopped before the end */
@@ -496,6 +501,14 @@ enum {
 	DETER_LOG_MISSING_VALUES = 0x8,	/* a MISSING value: see enum deter_abi_missing */
 	DETER_LOG_CUT = 0x10,		/* ends before its connection: the log was full */
 	DETER_LOG_UNSEEN_CALLS = 0x20,	/* calls past deter's hooks (format 13) */
+	DETER_LOG_INCOMPLETE = 0x3f,	/* the bits above */
+	/*
+	 * Not incomplete: a setting TCP reads changed during the connection
+	 * (VALUE MISSING SETTINGS, format 15), at a moment the log places
+	 * within a window only; replay runs with the settings at the start
+	 * and verifies as ever
+	 */
+	DETER_LOG_SETTINGS_CHANGED = 0x40,
 };
 
 struct deter_log_header {
@@ -700,6 +713,18 @@ enum deter_abi_missing {
 	 * one: none of it is logged (DETER_LOG_MISSING_VALUES)
 	 */
 	DETER_MISSING_FASTOPEN = 3,
+	/*
+	 * A setting TCP reads once established changed during the
+	 * connection (format 15): a sysctl of its namespace, a metric of
+	 * its route or a congestion control's module parameter, somewhere
+	 * since deter.ko last looked (at most 64 events and 100 ms before,
+	 * or the connection's start): the moment TCP first read the new
+	 * value is missing. The CONFIG SYSCTL events after it are all
+	 * those settings again, as at the start (those off their
+	 * defaults), their differences from the last such set what
+	 * changed. Not incomplete: DETER_LOG_SETTINGS_CHANGED
+	 */
+	DETER_MISSING_SETTINGS = 4,
 };
 
 /* The VALUE events that carry a second number, b. */

@@ -156,8 +156,15 @@ struct deter_sock {
 	const struct page *sp_page;
 	u32 sp_end;
 
-	/* configuration last recorded, under the socket lock */
-	u64 cfg[DETER_CFG_MAX];		/* by enum deter_cfg (SYSCTL: unused) */
+	/*
+	 * Configuration last recorded, under the socket lock: by enum
+	 * deter_cfg, SYSCTL's a digest of the settings not the socket's
+	 * own but its route's; route_sum theirs (0: unknown); when to look
+	 * for changes in them again (jiffies).
+	 */
+	u64 cfg[DETER_CFG_MAX];
+	u64 route_sum;
+	unsigned long settings_next;
 	u64 tcpopt[DETER_TCPOPT_MAX];	/* CFG_TCP's, by enum deter_tcpopt */
 
 	/* kernel values last recorded */

@@ -35,6 +35,7 @@
 
 #include <linux/capability.h>
 #include <linux/debugfs.h>
+#include <linux/hash.h>
 #include <linux/icmp.h>
 #include <linux/ip.h>
 #include <linux/mutex.h>
@@ -60,6 +61,12 @@
 
 /* A checkpoint every this many events: ~1.5 bytes/event once encoded. */
 #define DETER_REC_CHECKPOINT_MASK 63
+
+/* At a checkpoint, look for settings changed, at most this often. */
+#define DETER_REC_SETTINGS_EVERY (HZ / 10)
+
+static void deter_rec_settings_check(struct deter_sock *ds, struct sock *sk,
+				     bool force);
 
 /* Ports to record; none means all. 16 covers a testbed's services. */
 #define DETER_REC_PORTS_MAX 16
@@ -187,6 +194,7 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
 {
 	if ((seq & DETER_REC_CHECKPOINT_MASK) != DETER_REC_CHECKPOINT_MASK)
 		return;
+	deter_rec_settings_check(ds, sk, false);
 	seq = deter_rec_state_ev(ds, sk, DETER_STATE_CHECKPOINT,
 				 ds->rx_zero_wnd);
 	if (unlikely(deter_debug_clock))
@@ -666,6 +674,11 @@ struct deter_rec_sysctl {
 	u8 size;
 	u8 unit;	/* shown as stored, or DETER_REC_SC_SEC/MS from jiffies */
 	bool sgn;
+	/*
+	 * TCP reads it only until the connection is established, so a
+	 * change after cannot matter (deter_rec_settings_check())
+	 */
+	bool setup;
 	s64 def;
 };
 
@@ -677,12 +690,17 @@ struct deter_rec_sysctl {
 	.size = sizeof_field(struct netns_ipv4, sysctl_##f),		\
 	.def = (d), .unit = (u), .sgn = (s) }
 
+#define DETER_REC_SC_SETUP(f, d) {					\
+	.off = offsetof(struct netns_ipv4, sysctl_##f),			\
+	.size = sizeof_field(struct netns_ipv4, sysctl_##f),		\
+	.def = (d), .setup = true }
+
 static const struct deter_rec_sysctl deter_rec_sysctl[DETER_SYSCTL_ROUTE_INITCWND] = {
-	[DETER_SYSCTL_TCP_ECN] = DETER_REC_SC(tcp_ecn, 2, 0, false),
-	[DETER_SYSCTL_TCP_ECN_FALLBACK] = DETER_REC_SC(tcp_ecn_fallback, 1, 0, false),
-	[DETER_SYSCTL_TCP_SACK] = DETER_REC_SC(tcp_sack, 1, 0, false),
-	[DETER_SYSCTL_TCP_WINDOW_SCALING] = DETER_REC_SC(tcp_window_scaling, 1, 0, false),
-	[DETER_SYSCTL_TCP_TIMESTAMPS] = DETER_REC_SC(tcp_timestamps, 1, 0, false),
+	[DETER_SYSCTL_TCP_ECN] = DETER_REC_SC_SETUP(tcp_ecn, 2),
+	[DETER_SYSCTL_TCP_ECN_FALLBACK] = DETER_REC_SC_SETUP(tcp_ecn_fallback, 1),
+	[DETER_SYSCTL_TCP_SACK] = DETER_REC_SC_SETUP(tcp_sack, 1),
+	[DETER_SYSCTL_TCP_WINDOW_SCALING] = DETER_REC_SC_SETUP(tcp_window_scaling, 1),
+	[DETER_SYSCTL_TCP_TIMESTAMPS] = DETER_REC_SC_SETUP(tcp_timestamps, 1),
 	[DETER_SYSCTL_TCP_DSACK] = DETER_REC_SC(tcp_dsack, 1, 0, false),
 	[DETER_SYSCTL_TCP_EARLY_RETRANS] = DETER_REC_SC(tcp_early_retrans, 3, 0, false),
 	[DETER_SYSCTL_TCP_RECOVERY] = DETER_REC_SC(tcp_recovery, 1, 0, false),
@@ -692,9 +710,9 @@ static const struct deter_rec_sysctl deter_rec_sysctl[DETER_SYSCTL_ROUTE_INITCWN
 	[DETER_SYSCTL_TCP_RETRIES1] = DETER_REC_SC(tcp_retries1, 3, 0, false),
 	[DETER_SYSCTL_TCP_RETRIES2] = DETER_REC_SC(tcp_retries2, 15, 0, false),
 	[DETER_SYSCTL_TCP_ORPHAN_RETRIES] = DETER_REC_SC(tcp_orphan_retries, 0, 0, false),
-	[DETER_SYSCTL_TCP_SYN_RETRIES] = DETER_REC_SC(tcp_syn_retries, 6, 0, false),
-	[DETER_SYSCTL_TCP_SYNACK_RETRIES] = DETER_REC_SC(tcp_synack_retries, 5, 0, false),
-	[DETER_SYSCTL_TCP_SYN_LINEAR_TIMEOUTS] = DETER_REC_SC(tcp_syn_linear_timeouts, 4, 0, false),
+	[DETER_SYSCTL_TCP_SYN_RETRIES] = DETER_REC_SC_SETUP(tcp_syn_retries, 6),
+	[DETER_SYSCTL_TCP_SYNACK_RETRIES] = DETER_REC_SC_SETUP(tcp_synack_retries, 5),
+	[DETER_SYSCTL_TCP_SYN_LINEAR_TIMEOUTS] = DETER_REC_SC_SETUP(tcp_syn_linear_timeouts, 4),
 	[DETER_SYSCTL_TCP_THIN_LINEAR_TIMEOUTS] =
 		DETER_REC_SC(tcp_thin_linear_timeouts, 0, 0, false),
 	[DETER_SYSCTL_TCP_SLOW_START_AFTER_IDLE] =
@@ -746,13 +764,13 @@ static const struct deter_rec_sysctl deter_rec_sysctl[DETER_SYSCTL_ROUTE_INITCWN
 	[DETER_SYSCTL_TCP_NOMETRICS_SAVE] = DETER_REC_SC(tcp_nometrics_save, 0, 0, false),
 	[DETER_SYSCTL_TCP_NO_SSTHRESH_METRICS_SAVE] =
 		DETER_REC_SC(tcp_no_ssthresh_metrics_save, 1, 0, false),
-	[DETER_SYSCTL_TCP_FASTOPEN] = DETER_REC_SC(tcp_fastopen, 1, 0, false),
+	[DETER_SYSCTL_TCP_FASTOPEN] = DETER_REC_SC_SETUP(tcp_fastopen, 1),
 	[DETER_SYSCTL_TCP_PLB_ENABLED] = DETER_REC_SC(tcp_plb_enabled, 0, 0, false),
 	[DETER_SYSCTL_TCP_RMEM0] = DETER_REC_SC(tcp_rmem[0], DETER_SYSCTL_ALWAYS, 0, false),
-	[DETER_SYSCTL_TCP_RMEM1] = DETER_REC_SC(tcp_rmem[1], DETER_SYSCTL_ALWAYS, 0, false),
+	[DETER_SYSCTL_TCP_RMEM1] = DETER_REC_SC_SETUP(tcp_rmem[1], DETER_SYSCTL_ALWAYS),
 	[DETER_SYSCTL_TCP_RMEM2] = DETER_REC_SC(tcp_rmem[2], DETER_SYSCTL_ALWAYS, 0, false),
 	[DETER_SYSCTL_TCP_WMEM0] = DETER_REC_SC(tcp_wmem[0], DETER_SYSCTL_ALWAYS, 0, false),
-	[DETER_SYSCTL_TCP_WMEM1] = DETER_REC_SC(tcp_wmem[1], DETER_SYSCTL_ALWAYS, 0, false),
+	[DETER_SYSCTL_TCP_WMEM1] = DETER_REC_SC_SETUP(tcp_wmem[1], DETER_SYSCTL_ALWAYS),
 	[DETER_SYSCTL_TCP_WMEM2] = DETER_REC_SC(tcp_wmem[2], DETER_SYSCTL_ALWAYS, 0, false),
 	/*
 	 * The window scale TCP offers is for the largest of the buffer,
@@ -760,40 +778,56 @@ static const struct deter_rec_sysctl deter_rec_sysctl[DETER_SYSCTL_ROUTE_INITCWN
 	 * and a host's default need not be the kernel's: always logged.
 	 */
 	[DETER_SYSCTL_CORE_RMEM_MAX] = { .global = &sysctl_rmem_max, .size = 4,
-					 .def = DETER_SYSCTL_ALWAYS },
+					 .setup = true, .def = DETER_SYSCTL_ALWAYS },
 };
 
 #undef DETER_REC_SC
+#undef DETER_REC_SC_SETUP
+
+/* Adds @v to the digest @sum of the settings a connection started with. */
+static u64 deter_rec_sum(u64 sum, u64 v)
+{
+	sum = (sum ^ v) * GOLDEN_RATIO_64;
+	return sum ^ sum >> 29;
+}
+
+/* Sysctl @c's value, in the kernel's units; @base: the namespace's. */
+static s64 deter_rec_sysctl_get(const struct deter_rec_sysctl *c,
+				const void *base)
+{
+	const void *p = c->global ?: base + c->off;
+
+	switch (c->size) {
+	case 1:
+		return READ_ONCE(*(const u8 *)p);
+	case 4:
+		return c->sgn ? (s64)READ_ONCE(*(const s32 *)p) :
+				(s64)READ_ONCE(*(const u32 *)p);
+	default:
+		return READ_ONCE(*(const unsigned long *)p);
+	}
+}
 
 /*
  * The namespace's TCP sysctls that differ from a new namespace's (and
  * tcp_rmem, tcp_wmem, and the host's rmem_max), as CONFIG SYSCTL events,
- * in the units the sysctl shows. A snapshot at the connection's start.
+ * in the units the sysctl shows, when @ds. Return: a digest of those TCP
+ * reads once established.
  */
-static void deter_rec_sysctls(struct deter_sock *ds, const struct sock *sk)
+static u64 deter_rec_sysctls(struct deter_sock *ds, const struct sock *sk)
 {
 	const void *base = &sock_net(sk)->ipv4;
 	const struct deter_rec_sysctl *c;
-	const void *p;
+	u64 sum = 0;
 	u32 id;
 	s64 v;
 
 	for (id = 0; id < ARRAY_SIZE(deter_rec_sysctl); id++) {
 		c = &deter_rec_sysctl[id];
-		p = c->global ?: base + c->off;
-		switch (c->size) {
-		case 1:
-			v = READ_ONCE(*(const u8 *)p);
-			break;
-		case 4:
-			v = c->sgn ? (s64)READ_ONCE(*(const s32 *)p) :
-				     (s64)READ_ONCE(*(const u32 *)p);
-			break;
-		default:
-			v = READ_ONCE(*(const unsigned long *)p);
-			break;
-		}
-		if (c->def != DETER_SYSCTL_ALWAYS && v == c->def)
+		v = deter_rec_sysctl_get(c, base);
+		if (!c->setup)
+			sum = deter_rec_sum(sum, v);
+		if (!ds || (c->def != DETER_SYSCTL_ALWAYS && v == c->def))
 			continue;
 		if (c->unit == DETER_REC_SC_SEC)
 			v = div_s64(v, HZ);
@@ -802,16 +836,18 @@ static void deter_rec_sysctls(struct deter_sock *ds, const struct sock *sk)
 		deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
 			       (u64)id << 32 | (u32)v, 0, 0);
 	}
+	return sum;
 }
 
 /*
  * The metrics of @sk's route that TCP reads, as CONFIG SYSCTL ROUTE_*
- * events, where the route sets them: a snapshot at the connection's
- * start (TCP reads them there: initial windows, MSS, cached metrics;
- * rto_min at every RTO, from a route that seldom changes). Those TCP
- * takes only locked, only when locked.
+ * events when @ds, where the route sets them (TCP reads them at the
+ * start: initial windows, MSS, cached metrics; rto_min at every RTO).
+ * Those TCP takes only locked, only when locked. Return: a digest of
+ * them, never 0, or 0 when @sk has no route (TCP dropped it, to look
+ * it up again at its next send).
  */
-static void deter_rec_route(struct deter_sock *ds, struct sock *sk)
+static u64 deter_rec_route(struct deter_sock *ds, struct sock *sk)
 {
 	static const struct {
 		u8 id, rtax;
@@ -828,18 +864,22 @@ static void deter_rec_route(struct deter_sock *ds, struct sock *sk)
 	};
 	struct dst_entry *dst = sk_dst_get(sk);
 	unsigned int i;
+	u64 sum = 0;
 	u32 v;
 
 	if (!dst)
-		return;
+		return 0;
 	for (i = 0; i < ARRAY_SIZE(m); i++) {
 		v = dst_metric_raw(dst, m[i].rtax);
 		if (!v || (m[i].locked && !dst_metric_locked(dst, m[i].rtax)))
 			continue;
-		deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
-			       (u64)m[i].id << 32 | v, 0, 0);
+		sum = deter_rec_sum(sum, (u64)m[i].id << 32 | v);
+		if (ds)
+			deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
+				       (u64)m[i].id << 32 | v, 0, 0);
 	}
 	dst_release(dst);
+	return sum | 1;
 }
 
 /*
@@ -867,19 +907,70 @@ static int deter_rec_param_set(char *p)
 	return 0;
 }
 
-/* The parameters not at their defaults, as CONFIG SYSCTL events. */
-static void deter_rec_params(struct deter_sock *ds)
+/*
+ * The parameters not at their defaults, as CONFIG SYSCTL events when
+ * @ds. Return: a digest of them all.
+ */
+static u64 deter_rec_params(struct deter_sock *ds)
 {
 	unsigned int i;
+	u64 sum = 0;
 	u32 v;
 
 	for (i = 0; i < DETER_PARAMS; i++) {
 		v = READ_ONCE(deter_rec_param[i]);
-		if (v != deter_rec_param_def[i])
+		sum = deter_rec_sum(sum, v);
+		if (ds && v != deter_rec_param_def[i])
 			deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
 				       (u64)(DETER_PARAM_FIRST + i) << 32 | v,
 				       0, 0);
 	}
+	return sum;
+}
+
+/*
+ * The settings TCP reads that are not the socket's own (its namespace's
+ * sysctls, the host's rmem_max, its route's metrics, the congestion
+ * controls' module parameters), as CONFIG SYSCTL events, and their
+ * digests, to be compared with them later (deter_rec_settings_check()).
+ */
+static void deter_rec_settings(struct deter_sock *ds, struct sock *sk)
+{
+	u64 route;
+
+	ds->cfg[DETER_CFG_SYSCTL] = deter_rec_sysctls(ds, sk) ^
+				    deter_rec_params(ds);
+	route = deter_rec_route(ds, sk);
+	if (route)
+		ds->route_sum = route;
+	ds->settings_next = jiffies + DETER_REC_SETTINGS_EVERY;
+}
+
+/*
+ * Did a setting deter_rec_settings() logged change since? Then what the
+ * connection did since its last look depended on one not logged where
+ * TCP read it: say so (VALUE MISSING SETTINGS, the log is incomplete),
+ * then log them all again, for the reader to name what changed. At
+ * checkpoints, at most every DETER_REC_SETTINGS_EVERY, and at the end
+ * (@force). A change and its undoing between two looks go unseen.
+ */
+static void deter_rec_settings_check(struct deter_sock *ds, struct sock *sk,
+				     bool force)
+{
+	u64 route;
+
+	if (!ds->conn_sent ||
+	    (!force && time_before(jiffies, ds->settings_next)))
+		return;
+	ds->settings_next = jiffies + DETER_REC_SETTINGS_EVERY;
+	route = deter_rec_route(NULL, sk);
+	if ((deter_rec_sysctls(NULL, sk) ^ deter_rec_params(NULL)) ==
+	    ds->cfg[DETER_CFG_SYSCTL] &&
+	    (!route || route == ds->route_sum))
+		return;
+	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
+		       DETER_MISSING_SETTINGS, 0, 0);
+	deter_rec_settings(ds, sk);
 }
 
 static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
@@ -909,9 +1000,7 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 			 tp->tsoffset, ktime_get_real_ns(), ktime_get_ns(),
 			 inet_csk(sk)->icsk_ca_ops->name);
 	spin_unlock_irqrestore(&ds->ev_lock, irqflags);
-	deter_rec_sysctls(ds, sk);
-	deter_rec_route(ds, sk);
-	deter_rec_params(ds);
+	deter_rec_settings(ds, sk);
 	/*
 	 * Its SYN asked for a Fast Open cookie or had one (the peer's log
 	 * says so from the SYN: deter_rec_synack_emit()).
@@ -1477,6 +1566,7 @@ void deter_rec_close(struct deter_sock *ds, struct sock *sk)
 	if (flushed)
 		deter_rec_emit(ds, DETER_EV_SAMPLE, 0, smp.idx, smp.ns,
 			       smp.gap_q10);
+	deter_rec_settings_check(ds, sk, true);
 	deter_rec_state_ev(ds, sk, DETER_STATE_SUMMARY, ds->rx_zero_wnd);
 	WRITE_ONCE(ds->rec, false);
 }

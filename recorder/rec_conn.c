@@ -276,7 +276,8 @@ int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 			max = ev[i].seq;
 		if (ev[i].type == DETER_EV_VALUE && ev[i].sub == DETER_V_MISSING)
 			status |= ev[i].a == DETER_MISSING_CALLS ? DETER_LOG_UNSEEN_CALLS :
-				  DETER_LOG_MISSING_VALUES;
+				  ev[i].a == DETER_MISSING_SETTINGS ?
+				  DETER_LOG_SETTINGS_CHANGED : DETER_LOG_MISSING_VALUES;
 	}
 	c = rec_table_get(t, conn, ts, max, n);
 	if (!c)
@@ -542,7 +543,7 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 	free(path);
 	if (!r) {
 		t->written++;
-		if (status)
+		if (status & DETER_LOG_INCOMPLETE)
 			t->incomplete++;
 	}
 	return r;

@@ -190,8 +190,91 @@ const char *rec_missing_what(uint64_t why)
 		return "calls that reach TCP past deter's hooks: another layer or unseen reads";
 	case DETER_MISSING_FASTOPEN:
 		return "TCP Fast Open: cookies from the server's key and the client's cache";
+	case DETER_MISSING_SETTINGS:
+		return "a setting TCP reads changed during the connection";
 	}
 	return NULL;
+}
+
+/* A set of CONFIG SYSCTL values, by enum deter_sysctl. */
+struct rec_settings {
+	long long v[DETER_SYSCTL_MAX];
+	char have[DETER_SYSCTL_MAX];	/* else at its default */
+};
+
+/* Appends one setting's change, "DIR.NAME[ELEM] OLD -> NEW", to @buf. */
+static void rec_settings_diff1(char *buf, size_t len, unsigned int id,
+			       const struct rec_settings *o, const struct rec_settings *n)
+{
+	const struct rec_sysctl *sc = &rec_sysctls[id];
+	size_t at = strlen(buf);
+	char ov[24] = "default", nv[24] = "default", elem[16] = "";
+
+	static const long long param_def[DETER_PARAMS] = DETER_PARAM_DEFAULTS;
+
+	if (sc->elem >= 0)
+		snprintf(elem, sizeof(elem), "[%d]", sc->elem);
+	/* A module parameter's default is known here; a sysctl's, the kernel's. */
+	if (id >= DETER_PARAM_FIRST) {
+		snprintf(ov, sizeof(ov), "%lld", param_def[id - DETER_PARAM_FIRST]);
+		snprintf(nv, sizeof(nv), "%lld", param_def[id - DETER_PARAM_FIRST]);
+	}
+	if (o->have[id])
+		snprintf(ov, sizeof(ov), "%lld", o->v[id]);
+	if (n->have[id])
+		snprintf(nv, sizeof(nv), "%lld", n->v[id]);
+	snprintf(buf + at, len - at, "%s%s.%s%s %s -> %s", at ? ", " : "",
+		 rec_sysctl_dir(sc), sc->name, elem, ov, nv);
+}
+
+/**
+ * rec_settings_changed() - what a VALUE MISSING SETTINGS says changed
+ * @log: the log
+ * @at: that event's index in @log->evs
+ * @buf: filled with the settings that differ, "net.ipv4.tcp_wmem[2]
+ *       65536 -> 4194304, ..." ("default": at the kernel's default, which
+ *       deter knows for module parameters only), or with "" when none
+ *       does (a change undone by the time deter.ko logged them again)
+ * @len: its size
+ *
+ * The CONFIG SYSCTL events after the event are every setting off its
+ * default then; those before it, since the start or the last such event,
+ * the settings before.
+ */
+void rec_settings_changed(const struct rec_log *log, size_t at, char *buf, size_t len)
+{
+	struct rec_settings *set = calloc(2, sizeof(*set));
+	const struct rec_ev *e;
+	unsigned int id;
+	size_t i;
+	int k = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (!set || !len)
+		goto out;
+	for (i = 0; i < log->nevs; i++) {
+		e = &log->evs[i];
+		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_MISSING &&
+		    e->a == DETER_MISSING_SETTINGS) {
+			if (i > at)
+				break;
+			k = i == at;
+			memset(&set[k], 0, sizeof(set[k]));
+		} else if (e->type == DETER_EV_CONFIG && e->sub == DETER_CFG_SYSCTL) {
+			id = e->a >> 32;
+			if (id < DETER_SYSCTL_MAX) {
+				set[k].v[id] = rec_sysctl_value(e->a);
+				set[k].have[id] = 1;
+			}
+		}
+	}
+	for (id = 0; id < DETER_SYSCTL_MAX; id++)
+		if (set[0].have[id] != set[1].have[id] ||
+		    (set[0].have[id] && set[0].v[id] != set[1].v[id]))
+			rec_settings_diff1(buf, len, id, &set[0], &set[1]);
+out:
+	free(set);
 }
 
 /**
@@ -2322,21 +2405,20 @@ out:
  * @buf: where to write it
  * @len: its size
  *
- * Return: @buf: "complete", or "incomplete," and the reasons.
+ * Return: @buf: "complete", or "incomplete," and the reasons; then
+ * ",settings-changed" if a setting changed during the connection.
  */
 const char *rec_log_status_str(uint32_t status, char *buf, size_t len)
 {
-	if (!status) {
-		snprintf(buf, len, "complete");
-		return buf;
-	}
-	snprintf(buf, len, "incomplete%s%s%s%s%s%s",
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s",
+		 status & DETER_LOG_INCOMPLETE ? "incomplete" : "complete",
 		 status & DETER_LOG_LOST_EVENTS ? ",lost-events" : "",
 		 status & DETER_LOG_NOT_CLOSED ? ",not-closed" : "",
 		 status & DETER_LOG_NO_IDENTITY ? ",no-identity" : "",
 		 status & DETER_LOG_MISSING_VALUES ? ",missing-values" : "",
 		 status & DETER_LOG_CUT ? ",cut" : "",
-		 status & DETER_LOG_UNSEEN_CALLS ? ",unseen-calls" : "");
+		 status & DETER_LOG_UNSEEN_CALLS ? ",unseen-calls" : "",
+		 status & DETER_LOG_SETTINGS_CHANGED ? ",settings-changed" : "");
 	return buf;
 }
 

@@ -77,6 +77,7 @@ long long rec_tcpopt_value(uint64_t a);
 void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1]);
 int rec_param_parse(const char *s, long long *v);
 void rec_sysctl_path(const struct rec_sysctl *sc, char *buf, size_t len);
+void rec_settings_changed(const struct rec_log *log, size_t at, char *buf, size_t len);
 
 static inline const char *rec_sysctl_dir(const struct rec_sysctl *sc)
 {

@@ -514,7 +514,8 @@ void rec_usage_ls(FILE *f)
 		"  -d, --dir DIR    log directory (default ./%s)\n"
 		"  -j, --json       one JSON object per line\n"
 		"  -f, --flagged    only connections with retransmissions, RTOs, drops,\n"
-		"                   CE marks, zero windows, or an incomplete log\n"
+		"                   CE marks, zero windows, an incomplete log, or settings\n"
+		"                   TCP reads changed during it (settings-changed)\n"
 		"  -i, --incomplete only incomplete logs\n"
 		"  -o, --open       also connections being recorded: what deter record\n"
 		"                   has written of them so far (status \"open\")\n"
@@ -581,7 +582,7 @@ int rec_cmd_ls(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		const struct deter_log_header *h = &e[i].h;
 
-		if (incomplete && !h->status)
+		if (incomplete && !(h->status & DETER_LOG_INCOMPLETE))
 			continue;
 		if (flagged && !(h->total_retrans || h->total_rto || h->drops ||
 				 h->ce_marks || h->zero_wnd || h->status))
@@ -607,7 +608,7 @@ int rec_cmd_ls(int argc, char **argv)
 			printf("\"ce_marks\":%u,\"zero_windows\":%u,",
 			       h->ce_marks, h->zero_wnd);
 			printf("\"incomplete\":%s,\"status\":\"%s\",",
-			       h->status ? "true" : "false", st);
+			       h->status & DETER_LOG_INCOMPLETE ? "true" : "false", st);
 			printf("\"host\":\"%s\",\"cc\":\"%s\",\"file\":\"%s\"}\n",
 			       h->host, h->cc, e[i].path);
 		} else {
@@ -679,6 +680,18 @@ static void rec_show_cached(uint64_t b, int json)
  * One event of @log; @connecting: no call came before it, so a signal
  * ended connect() (which is not a logged call).
  */
+/* A VALUE MISSING SETTINGS @e: what changed (its names and values are plain). */
+static void rec_show_settings(const struct rec_log *log, const struct rec_ev *e, int json)
+{
+	char what[1024];
+
+	rec_settings_changed(log, e - log->evs, what, sizeof(what));
+	if (json)
+		printf(",\"why\":\"settings\",\"changed\":\"%s\"", what);
+	else
+		printf(" (%s: %s)", rec_missing_what(e->a), what[0] ? what : "none now");
+}
+
 static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			   int connecting, int json)
 {
@@ -924,6 +937,8 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			printf(",\"why\":\"unseen calls\"");
 		else if (e->sub == DETER_V_MISSING && json && e->a == DETER_MISSING_FASTOPEN)
 			printf(",\"why\":\"fast open\"");
+		else if (e->sub == DETER_V_MISSING && e->a == DETER_MISSING_SETTINGS)
+			rec_show_settings(log, e, json);
 		else if (e->sub == DETER_V_MISSING && !json && rec_missing_what(e->a))
 			printf(" (%s)", rec_missing_what(e->a));
 		else if (e->sub == DETER_V_CHILD_IPID)

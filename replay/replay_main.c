@@ -992,9 +992,9 @@ static char *replay_dirname(const char *path)
 /* Resolve the command line's logs and read them. */
 static int replay_ctx_load(struct replay_ctx *ctx, int nargs, char **args, int dir_set)
 {
-	char *path = NULL, *peer = NULL, *err = NULL, *dir = NULL;
+	char *path = NULL, *peer = NULL, *err = NULL, *dir = NULL, note[768];
 	size_t len = strlen(args[0]);
-	int ret;
+	int ret, e;
 
 	if (nargs == 2) {
 		path = strdup(args[0]);
@@ -1026,6 +1026,15 @@ static int replay_ctx_load(struct replay_ctx *ctx, int nargs, char **args, int d
 		free(path);
 		return replay_fail_err(&err);
 	}
+	/*
+	 * A setting TCP reads changed during the connection: the replay
+	 * runs with those at its start, and diverges if TCP read another.
+	 */
+	for (e = 0; e < REPLAY_END_MAX; e++)
+		if (replay_settings_note(ctx->pair.log[e], note, sizeof(note)))
+			fprintf(stderr,
+				"deter replay: %s: %s; replayed with the settings at its start\n",
+				ctx->pair.path[e], note);
 	/* The id is that of the log the user named first. */
 	snprintf(ctx->id, sizeof(ctx->id), "%016llx",
 		 (unsigned long long)(!strcmp(path, ctx->pair.path[REPLAY_END_ACTIVE]) ?

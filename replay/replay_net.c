@@ -222,8 +222,8 @@ static void replay_net_cc_uses(const char *cc, int used[DETER_SYSCTL_MAX])
 }
 
 /*
- * The namespace's TCP sysctls the log recorded (those not at a new
- * namespace's value, and tcp_rmem, tcp_wmem), into h->sysctl. A vector's
+ * The namespace's TCP sysctls the log recorded at the start (those not at
+ * a new namespace's value, and tcp_rmem, tcp_wmem), into h->sysctl. A vector's
  * elements come one per event: joined, once all are there. Host-wide
  * settings into h->global: rmem_max if logged; for each congestion
  * control the end used, its module's parameters, as logged or (deter.ko
@@ -231,14 +231,17 @@ static void replay_net_cc_uses(const char *cc, int used[DETER_SYSCTL_MAX])
  */
 static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_log *log)
 {
-	int have[DETER_SYSCTL_MAX] = { 0 }, used[DETER_SYSCTL_MAX] = { 0 };
+	int have[DETER_SYSCTL_MAX] = { 0 }, used[DETER_SYSCTL_MAX] = { 0 }, changed = 0;
 	char cc[DETER_CC_BYTES + 1];
 	long long val[DETER_SYSCTL_MAX];
 	const struct rec_sysctl *sc;
 	unsigned int id;
 	size_t k;
 
-	/* Congestion controls: at ESTABLISHED, and any TCP_CONGESTION later. */
+	/*
+	 * Congestion controls: at ESTABLISHED, and any TCP_CONGESTION later.
+	 * Settings: those at the start, before any VALUE MISSING SETTINGS.
+	 */
 	replay_net_cc_uses(log->hdr.cc, used);
 	for (k = 0; k < log->nevs; k++) {
 		const struct rec_ev *e = &log->evs[k];
@@ -247,7 +250,10 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 			rec_cc_name(e->a, cc);
 			replay_net_cc_uses(cc, used);
 		}
-		if (e->type != DETER_EV_CONFIG || e->sub != DETER_CFG_SYSCTL)
+		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_MISSING &&
+		    e->a == DETER_MISSING_SETTINGS)
+			changed = 1;
+		if (changed || e->type != DETER_EV_CONFIG || e->sub != DETER_CFG_SYSCTL)
 			continue;
 		id = e->a >> 32;
 		val[id] = rec_sysctl_value(e->a);

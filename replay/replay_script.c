@@ -123,17 +123,46 @@ static int replay_log_check(const char *path, const struct rec_log *log, char **
 static int replay_log_incomplete(const char *path, const struct rec_log *log, char **err)
 {
 	const char *what = NULL;
-	char st[64];
+	char st[96];
 	size_t i;
 
 	for (i = 0; i < log->nevs && !what; i++)
 		if (log->evs[i].type == DETER_EV_VALUE && log->evs[i].sub == DETER_V_MISSING &&
-		    log->evs[i].a != DETER_MISSING_CALLS)
+		    log->evs[i].a != DETER_MISSING_CALLS && log->evs[i].a != DETER_MISSING_SETTINGS)
 			what = rec_missing_what(log->evs[i].a);
 	/* "incomplete,<reasons>" */
-	rec_log_status_str(log->hdr.status, st, sizeof(st));
+	rec_log_status_str(log->hdr.status & DETER_LOG_INCOMPLETE, st, sizeof(st));
 	return rec_err(err, "%s: incomplete log (%s%s%s): cannot replay", path,
 		       st + strlen("incomplete,"), what ? ": " : "", what ? what : "");
+}
+
+/**
+ * replay_settings_note() - what changed in a log's settings, if anything
+ * @log: the log
+ * @buf: filled with "event N: a setting TCP reads changed during the
+ *       connection: DIR.NAME OLD -> NEW, ...", for the first change
+ * @len: its size
+ *
+ * Return: 1 if a setting changed during the connection (the replay runs
+ * with those at the start), else 0.
+ */
+int replay_settings_note(const struct rec_log *log, char *buf, size_t len)
+{
+	const struct rec_ev *e;
+	char what[512];
+	size_t i;
+
+	for (i = 0; i < log->nevs; i++) {
+		e = &log->evs[i];
+		if (e->type != DETER_EV_VALUE || e->sub != DETER_V_MISSING ||
+		    e->a != DETER_MISSING_SETTINGS)
+			continue;
+		rec_settings_changed(log, i, what, sizeof(what));
+		snprintf(buf, len, "event %u: %s: %s", e->seq, rec_missing_what(e->a),
+			 what[0] ? what : "back as they were");
+		return 1;
+	}
+	return 0;
 }
 
 /**
@@ -167,7 +196,7 @@ int replay_pair_load(const char *path0, const char *path1,
 		log[i] = rec_log_read(path[i], err);
 		if (!log[i])
 			goto fail;
-		if (log[i]->hdr.status) {
+		if (log[i]->hdr.status & DETER_LOG_INCOMPLETE) {
 			replay_log_incomplete(path[i], log[i], err);
 			goto fail;
 		}
@@ -266,7 +295,7 @@ int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 	if (rec_log_read_header(path, &h, err))
 		return -1;
 	/* Not replayed whatever its peer: say why, not that none was found. */
-	if (h.status) {
+	if (h.status & DETER_LOG_INCOMPLETE) {
 		struct rec_log *log = rec_log_read(path, err);
 
 		if (log)

@@ -94,6 +94,7 @@ int replay_pair_load(const char *path0, const char *path1,
 int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 			  char **err);
 void replay_pair_free(struct replay_pair *pair);
+int replay_settings_note(const struct rec_log *log, char *buf, size_t len);
 
 int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
 			char **err);

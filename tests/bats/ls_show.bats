@@ -89,10 +89,10 @@ B=106fbda500000006
 
 @test "a log of another format version is rejected" {
 	cp "$DATA/$A.dlog" v.dlog
-	printf '\x0f' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
+	printf '\x10' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
 	run --separate-stderr "$DETER" show v.dlog
 	assert_status 1
-	[ "$stderr" = "deter: show: v.dlog:8: log format version 15, this deter reads versions 2 to 14" ]
+	[ "$stderr" = "deter: show: v.dlog:8: log format version 16, this deter reads versions 2 to 15" ]
 }
 
 @test "a file that is not a log is rejected" {

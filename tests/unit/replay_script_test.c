@@ -346,6 +346,54 @@ static void check_format9_refused(const char *dir, struct deter_log_header *h,
 }
 
 /*
+ * A log whose settings changed during the connection is replayed, with
+ * the settings at its start, and a note naming what changed and the
+ * event that says so.
+ */
+static void check_settings_note(const char *dir, struct deter_log_header *h,
+				const char *peer)
+{
+	const struct rec_ev ev[] = {
+		{ .seq = 1, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SYSCTL,
+		  .a = (uint64_t)DETER_SYSCTL_TCP_WMEM2 << 32 | 65536 },
+		{ .seq = 2, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 3, .type = DETER_EV_VALUE, .sub = DETER_V_MISSING,
+		  .a = DETER_MISSING_SETTINGS },
+		{ .seq = 4, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SYSCTL,
+		  .a = (uint64_t)DETER_SYSCTL_TCP_WMEM2 << 32 | 4194304 },
+	};
+	struct deter_log_header hm = *h;
+	struct replay_pair pair;
+	const char *what = rec_missing_what(DETER_MISSING_SETTINGS);
+	char *path = NULL, *err = NULL, note[256];
+
+	hm.status = DETER_LOG_SETTINGS_CHANGED;
+	UNIT_CHECK(rec_log_write(dir, &hm, ev, 4, NULL, &path, &err) == 0);
+	if (!path)
+		return;
+	UNIT_CHECK(replay_pair_load(path, peer, &pair, &err) == 0);
+	UNIT_CHECK(replay_settings_note(pair.log[REPLAY_END_ACTIVE], note, sizeof(note)) == 1);
+	UNIT_CHECK(!strncmp(note, "event 3: ", 9));
+	UNIT_CHECK(!strncmp(note + 9, what, strlen(what)));
+	UNIT_CHECK(strstr(note, ": net.ipv4.tcp_wmem[2] 65536 -> 4194304"));
+	UNIT_CHECK(replay_settings_note(pair.log[REPLAY_END_PASSIVE], note, sizeof(note)) == 0);
+	replay_pair_free(&pair);
+	/* With values missing too, it is refused for those alone. */
+	hm.status = DETER_LOG_SETTINGS_CHANGED | DETER_LOG_NOT_CLOSED;
+	unlink(path);
+	free(path);
+	path = NULL;
+	UNIT_CHECK(rec_log_write(dir, &hm, ev, 4, NULL, &path, &err) == 0);
+	if (!path)
+		return;
+	UNIT_CHECK(replay_pair_load(path, peer, &pair, &err) != 0);
+	UNIT_CHECK(err && strstr(err, ".dlog: incomplete log (not-closed): cannot replay"));
+	free(err);
+	unlink(path);
+	free(path);
+}
+
+/*
  * What replay refuses, in one line naming the file and event: an output
  * error (< 0) of the host, which may have come before the segment took
  * its IP IDs (a qdisc's drop, > 0, is replayed), and in a log of format
@@ -397,6 +445,7 @@ static void test_refuse(void)
 	check_format9_refused(dir, &h[0], &ev, path[1],
 			      ".dlog: event 1: log format 9 has an ICMP error",
 			      "(type 3 code 4) but not whether the socket was owned");
+	check_settings_note(dir, &h[0], path[1]);
 	unlink(path[1]);
 	free(path[1]);
 	rmdir(dir);
