@@ -533,7 +533,7 @@ struct deter_log_header {
 	__u32 mss;		/* MSS at ESTABLISHED, bytes */
 	__u32 wscale;		/* snd_wscale << 4 | rcv_wscale */
 	__u32 tsoffset;		/* TCP timestamp offset */
-	__u32 status;		/* DETER_LOG_* bits, 0 = complete */
+	__u32 status;		/* DETER_LOG_* bits, none of INCOMPLETE: complete */
 	__u32 nevents;		/* events in the body */
 	__u32 total_retrans;	/* segments retransmitted */
 	__u32 total_rto;	/* retransmission timeouts */
@@ -609,7 +609,8 @@ enum {
  *                 a SYN created it (TCP Fast Open)
  *   MISSING       values this end depends on were not recorded (a: enum
  *                 deter_abi_missing); the log is incomplete
- *                 (DETER_LOG_MISSING_VALUES) and replay refuses it
+ *                 (DETER_LOG_MISSING_VALUES) and replay refuses it, but
+ *                 for SETTINGS, whose value is logged, not its moment
  *   MEM           a memory accounting decision shared with the host's
  *                 other sockets (enum deter_abi_mem) came out unlike the
  *                 previous time this socket made it (all start false):
@@ -716,13 +717,14 @@ enum deter_abi_missing {
 	/*
 	 * A setting TCP reads once established changed during the
 	 * connection (format 15): a sysctl of its namespace, a metric of
-	 * its route or a congestion control's module parameter, somewhere
-	 * since deter.ko last looked (at most 64 events and 100 ms before,
-	 * or the connection's start): the moment TCP first read the new
-	 * value is missing. The CONFIG SYSCTL events after it are all
-	 * those settings again, as at the start (those off their
-	 * defaults), their differences from the last such set what
-	 * changed. Not incomplete: DETER_LOG_SETTINGS_CHANGED
+	 * its route or a parameter of its congestion control, somewhere
+	 * since deter.ko last looked (at the start, or at a checkpoint, a
+	 * checkpoint every 64 events, looks at least 100 ms apart; and at
+	 * the end): the moment TCP first read the new value is missing.
+	 * The CONFIG SYSCTL events after it are all those settings again,
+	 * as at the start (those off their defaults), their differences
+	 * from the last such set what changed. Not incomplete:
+	 * DETER_LOG_SETTINGS_CHANGED
 	 */
 	DETER_MISSING_SETTINGS = 4,
 };

@@ -158,12 +158,15 @@ struct deter_sock {
 
 	/*
 	 * Configuration last recorded, under the socket lock: by enum
-	 * deter_cfg, SYSCTL's a digest of the settings not the socket's
-	 * own but its route's; route_sum theirs (0: unknown); when to look
-	 * for changes in them again (jiffies).
+	 * deter_cfg, SYSCTL's a digest of the namespace's sysctls TCP reads
+	 * once established; digests of its route's metrics (0: no route
+	 * then) and of the parameters of param_cc, its congestion control
+	 * then; when to look for changes in them again (jiffies).
 	 */
 	u64 cfg[DETER_CFG_MAX];
 	u64 route_sum;
+	u64 param_sum;
+	const void *param_cc;
 	unsigned long settings_next;
 	u64 tcpopt[DETER_TCPOPT_MAX];	/* CFG_TCP's, by enum deter_tcpopt */
 

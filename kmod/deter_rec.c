@@ -194,11 +194,12 @@ static void deter_rec_checkpoint(struct deter_sock *ds, struct sock *sk,
 {
 	if ((seq & DETER_REC_CHECKPOINT_MASK) != DETER_REC_CHECKPOINT_MASK)
 		return;
-	deter_rec_settings_check(ds, sk, false);
 	seq = deter_rec_state_ev(ds, sk, DETER_STATE_CHECKPOINT,
 				 ds->rx_zero_wnd);
 	if (unlikely(deter_debug_clock))
 		deter_debug_state("rec", sk, seq);
+	/* After it: the replay compares a checkpoint right after its event. */
+	deter_rec_settings_check(ds, sk, false);
 }
 
 /*
@@ -842,25 +843,27 @@ static u64 deter_rec_sysctls(struct deter_sock *ds, const struct sock *sk)
 /*
  * The metrics of @sk's route that TCP reads, as CONFIG SYSCTL ROUTE_*
  * events when @ds, where the route sets them (TCP reads them at the
- * start: initial windows, MSS, cached metrics; rto_min at every RTO).
- * Those TCP takes only locked, only when locked. Return: a digest of
- * them, never 0, or 0 when @sk has no route (TCP dropped it, to look
- * it up again at its next send).
+ * start: initial windows, MSS, cached metrics; initcwnd again after an
+ * idle period, rto_min at every RTT sample). Those TCP takes only locked,
+ * only when locked. Return: a digest of those it reads once established,
+ * never 0, or 0 when @sk has no route (TCP dropped it, to look it up
+ * again at its next send).
  */
 static u64 deter_rec_route(struct deter_sock *ds, struct sock *sk)
 {
+	/* established: TCP reads it after the start too */
 	static const struct {
 		u8 id, rtax;
-		bool locked;
+		bool locked, established;
 	} m[] = {
-		{ DETER_SYSCTL_ROUTE_INITCWND, RTAX_INITCWND, false },
-		{ DETER_SYSCTL_ROUTE_INITRWND, RTAX_INITRWND, false },
-		{ DETER_SYSCTL_ROUTE_WINDOW, RTAX_WINDOW, false },
-		{ DETER_SYSCTL_ROUTE_ADVMSS, RTAX_ADVMSS, false },
-		{ DETER_SYSCTL_ROUTE_RTO_MIN, RTAX_RTO_MIN, true },
-		{ DETER_SYSCTL_ROUTE_CWND, RTAX_CWND, true },
-		{ DETER_SYSCTL_ROUTE_SSTHRESH, RTAX_SSTHRESH, true },
-		{ DETER_SYSCTL_ROUTE_REORDERING, RTAX_REORDERING, true },
+		{ DETER_SYSCTL_ROUTE_INITCWND, RTAX_INITCWND, false, true },
+		{ DETER_SYSCTL_ROUTE_INITRWND, RTAX_INITRWND, false, false },
+		{ DETER_SYSCTL_ROUTE_WINDOW, RTAX_WINDOW, false, false },
+		{ DETER_SYSCTL_ROUTE_ADVMSS, RTAX_ADVMSS, false, false },
+		{ DETER_SYSCTL_ROUTE_RTO_MIN, RTAX_RTO_MIN, true, true },
+		{ DETER_SYSCTL_ROUTE_CWND, RTAX_CWND, true, false },
+		{ DETER_SYSCTL_ROUTE_SSTHRESH, RTAX_SSTHRESH, true, false },
+		{ DETER_SYSCTL_ROUTE_REORDERING, RTAX_REORDERING, true, false },
 	};
 	struct dst_entry *dst = sk_dst_get(sk);
 	unsigned int i;
@@ -873,7 +876,8 @@ static u64 deter_rec_route(struct deter_sock *ds, struct sock *sk)
 		v = dst_metric_raw(dst, m[i].rtax);
 		if (!v || (m[i].locked && !dst_metric_locked(dst, m[i].rtax)))
 			continue;
-		sum = deter_rec_sum(sum, (u64)m[i].id << 32 | v);
+		if (m[i].established)
+			sum = deter_rec_sum(sum, (u64)m[i].id << 32 | v);
 		if (ds)
 			deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
 				       (u64)m[i].id << 32 | v, 0, 0);
@@ -907,19 +911,45 @@ static int deter_rec_param_set(char *p)
 	return 0;
 }
 
+/* Each congestion control's parameters, enum deter_sysctl first..last. */
+static const struct {
+	const char *cc;
+	u8 first, last;
+} deter_rec_cc_params[] = {
+	{ "cubic", DETER_SYSCTL_CUBIC_FAST_CONVERGENCE,
+	  DETER_SYSCTL_CUBIC_HYSTART_ACK_DELTA_US },
+	{ "dctcp", DETER_SYSCTL_DCTCP_SHIFT_G, DETER_SYSCTL_DCTCP_ALPHA_ON_INIT },
+	{ "bic", DETER_SYSCTL_BIC_FAST_CONVERGENCE, DETER_SYSCTL_BIC_SMOOTH_PART },
+	{ "htcp", DETER_SYSCTL_HTCP_USE_RTT_SCALING,
+	  DETER_SYSCTL_HTCP_USE_BANDWIDTH_SWITCH },
+	{ "vegas", DETER_SYSCTL_VEGAS_ALPHA, DETER_SYSCTL_VEGAS_GAMMA },
+	{ "hybla", DETER_SYSCTL_HYBLA_RTT0, DETER_SYSCTL_HYBLA_RTT0 },
+	{ "nv", DETER_SYSCTL_NV_PAD, DETER_SYSCTL_NV_MIN_CWND },
+	{ "cdg", DETER_SYSCTL_CDG_WINDOW, DETER_SYSCTL_CDG_USE_TOLERANCE },
+};
+
 /*
  * The parameters not at their defaults, as CONFIG SYSCTL events when
- * @ds. Return: a digest of them all.
+ * @ds. Return: a digest of those of @sk's congestion control.
  */
-static u64 deter_rec_params(struct deter_sock *ds)
+static u64 deter_rec_params(struct deter_sock *ds, const struct sock *sk)
 {
-	unsigned int i;
+	const char *cc = inet_csk(sk)->icsk_ca_ops->name;
+	unsigned int i, first = 0, last = 0;
 	u64 sum = 0;
 	u32 v;
 
-	for (i = 0; i < DETER_PARAMS; i++) {
+	for (i = 0; i < ARRAY_SIZE(deter_rec_cc_params); i++) {
+		if (!strcmp(cc, deter_rec_cc_params[i].cc)) {
+			first = deter_rec_cc_params[i].first - DETER_PARAM_FIRST;
+			last = deter_rec_cc_params[i].last - DETER_PARAM_FIRST + 1;
+			break;
+		}
+	}
+	for (i = ds ? 0 : first; i < (ds ? DETER_PARAMS : last); i++) {
 		v = READ_ONCE(deter_rec_param[i]);
-		sum = deter_rec_sum(sum, v);
+		if (i >= first && i < last)
+			sum = deter_rec_sum(sum, v);
 		if (ds && v != deter_rec_param_def[i])
 			deter_rec_emit(ds, DETER_EV_CONFIG, DETER_CFG_SYSCTL,
 				       (u64)(DETER_PARAM_FIRST + i) << 32 | v,
@@ -931,42 +961,51 @@ static u64 deter_rec_params(struct deter_sock *ds)
 /*
  * The settings TCP reads that are not the socket's own (its namespace's
  * sysctls, the host's rmem_max, its route's metrics, the congestion
- * controls' module parameters), as CONFIG SYSCTL events, and their
- * digests, to be compared with them later (deter_rec_settings_check()).
+ * controls' module parameters), as CONFIG SYSCTL events, and digests of
+ * those it reads once established, to be compared with them later
+ * (deter_rec_settings_check()).
  */
 static void deter_rec_settings(struct deter_sock *ds, struct sock *sk)
 {
-	u64 route;
-
-	ds->cfg[DETER_CFG_SYSCTL] = deter_rec_sysctls(ds, sk) ^
-				    deter_rec_params(ds);
-	route = deter_rec_route(ds, sk);
-	if (route)
-		ds->route_sum = route;
+	ds->cfg[DETER_CFG_SYSCTL] = deter_rec_sysctls(ds, sk);
+	ds->param_sum = deter_rec_params(ds, sk);
+	ds->param_cc = inet_csk(sk)->icsk_ca_ops;
+	ds->route_sum = deter_rec_route(ds, sk);
 	ds->settings_next = jiffies + DETER_REC_SETTINGS_EVERY;
 }
 
 /*
  * Did a setting deter_rec_settings() logged change since? Then what the
  * connection did since its last look depended on one not logged where
- * TCP read it: say so (VALUE MISSING SETTINGS, the log is incomplete),
- * then log them all again, for the reader to name what changed. At
- * checkpoints, at most every DETER_REC_SETTINGS_EVERY, and at the end
- * (@force). A change and its undoing between two looks go unseen.
+ * TCP read it: say so (VALUE MISSING SETTINGS: the log has every event,
+ * but not when TCP first read the new value), then log them all again,
+ * for the reader to name what changed. At checkpoints, at least
+ * DETER_REC_SETTINGS_EVERY apart, and at the end (@force). A change and
+ * its undoing between two looks go unseen.
  */
 static void deter_rec_settings_check(struct deter_sock *ds, struct sock *sk,
 				     bool force)
 {
-	u64 route;
+	u64 route, params;
 
 	if (!ds->conn_sent ||
 	    (!force && time_before(jiffies, ds->settings_next)))
 		return;
 	ds->settings_next = jiffies + DETER_REC_SETTINGS_EVERY;
+	/* No route (TCP looks it up again at its next send): next time. */
 	route = deter_rec_route(NULL, sk);
-	if ((deter_rec_sysctls(NULL, sk) ^ deter_rec_params(NULL)) ==
-	    ds->cfg[DETER_CFG_SYSCTL] &&
-	    (!route || route == ds->route_sum))
+	if (!route)
+		return;
+	/* A first route, another congestion control (logged): from here. */
+	if (!ds->route_sum)
+		ds->route_sum = route;
+	params = deter_rec_params(NULL, sk);
+	if (ds->param_cc != inet_csk(sk)->icsk_ca_ops) {
+		ds->param_cc = inet_csk(sk)->icsk_ca_ops;
+		ds->param_sum = params;
+	}
+	if (deter_rec_sysctls(NULL, sk) == ds->cfg[DETER_CFG_SYSCTL] &&
+	    params == ds->param_sum && route == ds->route_sum)
 		return;
 	deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
 		       DETER_MISSING_SETTINGS, 0, 0);

@@ -538,7 +538,7 @@ int rec_cmd_ls(int argc, char **argv)
 	const char *dir = REC_DEFAULT_DIR;
 	int json = 0, flagged = 0, incomplete = 0, open = 0, bad, c;
 	unsigned long long port = 0;
-	char src[32], dst[32], start[32], st[64];
+	char src[32], dst[32], start[32], st[96];
 	struct rec_entry *e;
 	size_t n, i;
 
@@ -676,10 +676,6 @@ static void rec_show_cached(uint64_t b, int json)
 		printf(json ? ",\"rtt_us\":%u" : " (%u us)", v >> 3);
 }
 
-/*
- * One event of @log; @connecting: no call came before it, so a signal
- * ended connect() (which is not a logged call).
- */
 /* A VALUE MISSING SETTINGS @e: what changed (its names and values are plain). */
 static void rec_show_settings(const struct rec_log *log, const struct rec_ev *e, int json)
 {
@@ -692,6 +688,10 @@ static void rec_show_settings(const struct rec_log *log, const struct rec_ev *e,
 		printf(" (%s: %s)", rec_missing_what(e->a), what[0] ? what : "none now");
 }
 
+/*
+ * One event of @log; @connecting: no call came before it, so a signal
+ * ended connect() (which is not a logged call).
+ */
 static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			   int connecting, int json)
 {
@@ -1102,7 +1102,7 @@ int rec_cmd_show(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = REC_DEFAULT_DIR;
-	char src[32], dst[32], start[32], st[64], *path, *err = NULL;
+	char src[32], dst[32], start[32], st[96], *path, *err = NULL;
 	const struct deter_log_header *h;
 	struct rec_log *log;
 	int json = 0, stats = 0, c;

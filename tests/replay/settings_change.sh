@@ -7,7 +7,8 @@
 # controls' module parameters) at its start; one changed later is read
 # by TCP at moments the log cannot place. Four connections, A to
 # B:5201, 6 MB each over 20 Mbit/s:
-#   1. nothing changes;
+#   1. tcp_vegas's alpha goes from 2 to 3 half a second in: a setting
+#      of a congestion control neither end uses;
 #   2. A's namespace's tcp_wmem max goes from 65536 to 4194304 half a
 #      second in (A's send buffer may grow past 64 KiB from then on);
 #   3. tcp_cubic's beta goes from 717 to 512 half a second in (global:
@@ -27,9 +28,12 @@
 source "$(dirname "$0")/lib.sh"
 
 CUBIC=/sys/module/tcp_cubic/parameters
+VEGAS=/sys/module/tcp_vegas/parameters
 BETA_ORIG=$(cat $CUBIC/beta)
+ALPHA_ORIG=$(cat $VEGAS/alpha)
 settings_restore() {
 	echo "$BETA_ORIG" > $CUBIC/beta
+	echo "$ALPHA_ORIG" > $VEGAS/alpha
 	cleanup
 }
 trap settings_restore EXIT
@@ -37,17 +41,22 @@ trap settings_restore EXIT
 scenario_testbed off 20mbit || exit $ksft_fail
 ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 65536"
 log_test $? "settings_change: A's tcp_wmem max 65536"
-[ "$BETA_ORIG" = 717 ]
-log_test $? "settings_change: tcp_cubic's beta at its default ($BETA_ORIG)"
+[ "$BETA_ORIG $ALPHA_ORIG" = "717 2" ]
+log_test $? "settings_change: tcp_cubic's beta and tcp_vegas's alpha at their defaults ($BETA_ORIG, $ALPHA_ORIG)"
 
-# change_during N CMD...: connection N, with CMD run half a second in;
-# CMD's time into $TB_TMP/change.N.
+# change_during N CMD...: connection N, with CMD run half a second after
+# A's end is established; CMD's time into $TB_TMP/change.N.
 change_during() {
 	local n=$1 wl
 
 	shift
 	tcpwl_pair '' '--bytes 6000000' &
 	wl=$!
+	for _ in $(seq 100); do
+		[ -n "$(ip netns exec "$A" ss -Htn state established '( dport = :5201 )')" ] &&
+			break
+		sleep 0.1
+	done
 	sleep 0.5
 	"$@" || return 1
 	date +%s.%N > "$TB_TMP/change.$n"
@@ -55,7 +64,8 @@ change_during() {
 }
 
 workload() {
-	tcpwl_pair '' '--bytes 6000000' &&
+	change_during 1 sh -c "echo 3 > $VEGAS/alpha" &&
+		echo "$ALPHA_ORIG" > $VEGAS/alpha &&
 		change_during 2 ip netns exec "$A" sysctl -qw \
 			net.ipv4.tcp_wmem="4096 16384 4194304" &&
 		change_during 3 sh -c "echo 512 > $CUBIC/beta" &&
@@ -149,8 +159,8 @@ settings_replay() {
 	log_test $CHECK_RC "settings_change: connection $n replays with its start's settings, saying so ($how)"
 }
 
-REC_INCOMPLETE_OK=1 scenario_record settings_change || exit $ksft_fail
-settings_check 1 "" 0 0
+scenario_record settings_change || exit $ksft_fail
+settings_check 1 "" 0 0	# vegas: neither end's
 settings_check 2 'net.ipv4.tcp_wmem\[2\] 65536 -> 4194304' 1 0
 settings_replay 2 'net.ipv4.tcp_wmem\[2\] 65536 -> 4194304' any
 settings_check 3 'tcp_cubic.beta 717 -> 512' 1 1
