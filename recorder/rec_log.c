@@ -239,11 +239,14 @@ static void rec_settings_diff1(char *buf, size_t len, unsigned int id,
  *
  * The CONFIG SYSCTL events after the event are every setting off its
  * default then; those before it, since the start or the last such event,
- * the settings before.
+ * the settings before. Module parameters only of the congestion controls
+ * the log's end used.
  */
 void rec_settings_changed(const struct rec_log *log, size_t at, char *buf, size_t len)
 {
 	struct rec_settings *set = calloc(2, sizeof(*set));
+	int used[DETER_SYSCTL_MAX] = { 0 };
+	char cc[DETER_CC_BYTES + 1];
 	const struct rec_ev *e;
 	unsigned int id;
 	size_t i;
@@ -253,6 +256,15 @@ void rec_settings_changed(const struct rec_log *log, size_t at, char *buf, size_
 		buf[0] = '\0';
 	if (!set || !len)
 		goto out;
+	/* Parameters count for the congestion controls the end used. */
+	rec_cc_params_used(log->hdr.cc, used);
+	for (i = 0; i < log->nevs; i++) {
+		e = &log->evs[i];
+		if (e->type == DETER_EV_CONFIG && e->sub == DETER_CFG_CC) {
+			rec_cc_name(e->a, cc);
+			rec_cc_params_used(cc, used);
+		}
+	}
 	for (i = 0; i < log->nevs; i++) {
 		e = &log->evs[i];
 		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_MISSING &&
@@ -270,8 +282,9 @@ void rec_settings_changed(const struct rec_log *log, size_t at, char *buf, size_
 		}
 	}
 	for (id = 0; id < DETER_SYSCTL_MAX; id++)
-		if (set[0].have[id] != set[1].have[id] ||
-		    (set[0].have[id] && set[0].v[id] != set[1].v[id]))
+		if ((id < DETER_PARAM_FIRST || used[id]) &&
+		    (set[0].have[id] != set[1].have[id] ||
+		     (set[0].have[id] && set[0].v[id] != set[1].v[id])))
 			rec_settings_diff1(buf, len, id, &set[0], &set[1]);
 out:
 	free(set);
@@ -310,6 +323,25 @@ void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1])
 	for (i = 0; i < DETER_CC_BYTES; i++)
 		name[i] = (char)(a >> (8 * i));
 	name[DETER_CC_BYTES] = '\0';
+}
+
+/**
+ * rec_cc_params_used() - mark the module parameters congestion control
+ *			  @cc reads
+ * @cc: its name, as TCP_CONGESTION takes it ("cubic", "dctcp-reno")
+ * @used: set to 1 at each of its parameters' enum deter_sysctl ids
+ */
+void rec_cc_params_used(const char *cc, int used[DETER_SYSCTL_MAX])
+{
+	unsigned int id;
+	size_t n;
+
+	for (id = DETER_PARAM_FIRST; id < DETER_SYSCTL_MAX; id++) {
+		n = strlen(rec_sysctls[id].module) - strlen("tcp_");
+		if (!strncmp(cc, rec_sysctls[id].module + strlen("tcp_"), n) &&
+		    (cc[n] == '\0' || cc[n] == '-'))
+			used[id] = 1;
+	}
 }
 
 /*

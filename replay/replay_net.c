@@ -205,23 +205,6 @@ static int replay_net_run(const char *ns, char *const argv[], const char *input,
 static const long long param_def[DETER_PARAMS] = DETER_PARAM_DEFAULTS;
 
 /*
- * Mark in @used the module parameters congestion control @cc (or its
- * fallback, dctcp-reno) reads: those of module tcp_NAME.
- */
-static void replay_net_cc_uses(const char *cc, int used[DETER_SYSCTL_MAX])
-{
-	unsigned int id;
-	size_t n;
-
-	for (id = DETER_PARAM_FIRST; id < DETER_SYSCTL_MAX; id++) {
-		n = strlen(rec_sysctls[id].module) - strlen("tcp_");
-		if (!strncmp(cc, rec_sysctls[id].module + strlen("tcp_"), n) &&
-		    (cc[n] == '\0' || cc[n] == '-'))
-			used[id] = 1;
-	}
-}
-
-/*
  * The namespace's TCP sysctls the log recorded at the start (those not at
  * a new namespace's value, and tcp_rmem, tcp_wmem), into h->sysctl. A vector's
  * elements come one per event: joined, once all are there. Host-wide
@@ -242,13 +225,13 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 	 * Congestion controls: at ESTABLISHED, and any TCP_CONGESTION later.
 	 * Settings: those at the start, before any VALUE MISSING SETTINGS.
 	 */
-	replay_net_cc_uses(log->hdr.cc, used);
+	rec_cc_params_used(log->hdr.cc, used);
 	for (k = 0; k < log->nevs; k++) {
 		const struct rec_ev *e = &log->evs[k];
 
 		if (e->type == DETER_EV_CONFIG && e->sub == DETER_CFG_CC) {
 			rec_cc_name(e->a, cc);
-			replay_net_cc_uses(cc, used);
+			rec_cc_params_used(cc, used);
 		}
 		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_MISSING &&
 		    e->a == DETER_MISSING_SETTINGS)

@@ -13,9 +13,8 @@
 # arrival of another segment count than the log's. Even where B's GRO
 # made A's packets again, as it may, B's packets are not those of the
 # original: GRO built them from frames, the replay's come whole, and
-# take other memory (truesize), which TCP's receive window follows
-# (`tcp_grow_window()`), so B may diverge before any arrival differs
-# (seen: a window of 593 where the original advertised 588). So the
+# B's receive window may differ before any arrival does (seen: 593
+# where the original advertised 588), so B may diverge there. So the
 # replay must verify with both hosts' egress identical to tcpdump's, or
 # stop in one line; never verify otherwise.
 source "$(dirname "$0")/lib.sh"

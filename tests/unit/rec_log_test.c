@@ -893,10 +893,11 @@ static void test_settings_changed(void)
 		SC(DETER_SYSCTL_TCP_WMEM2, 4194304), SC(DETER_SYSCTL_TCP_ECN, 1),
 		{ .type = DETER_EV_SAMPLE },
 		SC(DETER_SYSCTL_CUBIC_BETA, 512), SC(DETER_SYSCTL_ROUTE_RTO_MIN, 5),
-		MISSING_SETTINGS,			/* 10 */
+		SC(DETER_SYSCTL_VEGAS_ALPHA, 3),
+		MISSING_SETTINGS,			/* 11 */
 		SC(DETER_SYSCTL_TCP_WMEM2, 4194304), SC(DETER_SYSCTL_TCP_ECN, 1),
 		SC(DETER_SYSCTL_ROUTE_RTO_MIN, 5),
-		MISSING_SETTINGS,			/* 14 */
+		MISSING_SETTINGS,			/* 15 */
 		SC(DETER_SYSCTL_TCP_WMEM2, 4194304), SC(DETER_SYSCTL_TCP_ECN, 1),
 		SC(DETER_SYSCTL_ROUTE_RTO_MIN, 5),
 	};
@@ -904,12 +905,18 @@ static void test_settings_changed(void)
 	const char *first = "net.ipv4.tcp_wmem[2] 65536 -> 4194304, route.rto_min default -> 5";
 	char buf[256], small[24];
 
+	/* cubic, and dctcp set later (TCP_CONGESTION) */
+	memcpy(log.hdr.cc, "cubic", 6);
+	ev[3] = (struct rec_ev){ .type = DETER_EV_CONFIG, .sub = DETER_CFG_CC,
+				 .a = 0x7063746364ULL };	/* "dctcp" */
+
 	rec_settings_changed(&log, 4, buf, sizeof(buf));
 	UNIT_CHECK(!strcmp(buf, first));
-	rec_settings_changed(&log, 10, buf, sizeof(buf));
+	/* Not tcp_vegas's alpha: neither cubic nor dctcp reads it. */
+	rec_settings_changed(&log, 11, buf, sizeof(buf));
 	UNIT_CHECK(!strcmp(buf, "tcp_cubic.beta 512 -> 717"));
 	/* Changed and back before deter.ko logged them again. */
-	rec_settings_changed(&log, 14, buf, sizeof(buf));
+	rec_settings_changed(&log, 15, buf, sizeof(buf));
 	UNIT_CHECK(!strcmp(buf, ""));
 	/* Cut short, never past the buffer. */
 	rec_settings_changed(&log, 4, small, sizeof(small));
