@@ -80,6 +80,7 @@ struct rec_table {
 	unsigned int written, incomplete;
 	unsigned int index_failed;	/* logs the index missed */
 	unsigned int unwritten;		/* logs that could not be written */
+	unsigned int settings_changed;	/* written, DETER_LOG_SETTINGS_CHANGED */
 };
 
 struct rec_table *rec_table_new(const char *dir, const char *host)
@@ -545,6 +546,8 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 		t->written++;
 		if (status & DETER_LOG_INCOMPLETE)
 			t->incomplete++;
+		if (status & DETER_LOG_SETTINGS_CHANGED)
+			t->settings_changed++;
 	}
 	return r;
 }
@@ -622,6 +625,12 @@ void rec_table_flush(struct rec_table *t, int stopping, unsigned int lost)
 unsigned int rec_table_unwritten(const struct rec_table *t)
 {
 	return t->unwritten;
+}
+
+/** rec_table_settings_changed() - logs written whose settings changed */
+unsigned int rec_table_settings_changed(const struct rec_table *t)
+{
+	return t->settings_changed;
 }
 
 void rec_table_counts(const struct rec_table *t, unsigned int *written,

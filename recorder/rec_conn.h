@@ -32,6 +32,7 @@ int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,
 int rec_table_state(struct rec_table *t, uint64_t conn, uint64_t ts,
 		    uint32_t seq, int final, const struct rec_state *st);
 unsigned int rec_table_unwritten(const struct rec_table *t);
+unsigned int rec_table_settings_changed(const struct rec_table *t);
 /* Events a connection holds before they are encoded; a test knob. */
 extern size_t rec_conn_chunk_events;
 void rec_table_flush(struct rec_table *t, int stopping, unsigned int lost);

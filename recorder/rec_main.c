@@ -413,6 +413,12 @@ int rec_cmd_record(int argc, char **argv)
 		written, written == 1 ? "" : "s", dir, incomplete,
 		unwritten ? ", some not written (said above)" : "",
 		rec_trace_events(trace), lost);
+	if (rec_table_settings_changed(table))
+		fprintf(stderr,
+			"deter: %u log%s say%s a setting TCP reads changed during the connection (deter ls: settings-changed)\n",
+			rec_table_settings_changed(table),
+			rec_table_settings_changed(table) == 1 ? "" : "s",
+			rec_table_settings_changed(table) == 1 ? "s" : "");
 	not_ipv4 = rec_stat("connections_not_ipv4") - not_ipv4;
 	if (not_ipv4)
 		fprintf(stderr, "deter: %llu IPv6 connection%s not recorded (IPv4 only)\n",

@@ -845,6 +845,7 @@ static void check_missing(uint64_t why, uint32_t status, const char *str)
 	rec_table_counts(t, &w, &inc, &open);
 	UNIT_CHECK_EQ(w, 1);
 	UNIT_CHECK_EQ(inc, !!(status & DETER_LOG_INCOMPLETE));
+	UNIT_CHECK_EQ(rec_table_settings_changed(t), !!(status & DETER_LOG_SETTINGS_CHANGED));
 	UNIT_CHECK_EQ(open, 0);
 	rec_table_free(t);
 	snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
