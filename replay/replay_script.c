@@ -140,7 +140,8 @@ static int replay_log_incomplete(const char *path, const struct rec_log *log, ch
  * replay_settings_note() - what changed in a log's settings, if anything
  * @log: the log
  * @buf: filled with "event N: a setting TCP reads changed during the
- *       connection: DIR.NAME OLD -> NEW, ...", for the first change
+ *       connection: DIR.NAME OLD -> NEW, ...", for the first change, and
+ *       " (K more changes, the last by event M)" if others came after
  * @len: its size
  *
  * Return: 1 if a setting changed during the connection (the replay runs
@@ -148,21 +149,34 @@ static int replay_log_incomplete(const char *path, const struct rec_log *log, ch
  */
 int replay_settings_note(const struct rec_log *log, char *buf, size_t len)
 {
-	const struct rec_ev *e;
+	const struct rec_ev *e, *first = NULL, *last = NULL;
+	unsigned int more = 0;
 	char what[512];
-	size_t i;
+	size_t i, at = 0;
 
 	for (i = 0; i < log->nevs; i++) {
 		e = &log->evs[i];
 		if (e->type != DETER_EV_VALUE || e->sub != DETER_V_MISSING ||
 		    e->a != DETER_MISSING_SETTINGS)
 			continue;
-		rec_settings_changed(log, i, what, sizeof(what));
-		snprintf(buf, len, "event %u: %s: %s", e->seq, rec_missing_what(e->a),
-			 what[0] ? what : "back as they were");
-		return 1;
+		if (first) {
+			more++;
+			last = e;
+		} else {
+			first = e;
+			at = i;
+		}
 	}
-	return 0;
+	if (!first)
+		return 0;
+	rec_settings_changed(log, at, what, sizeof(what));
+	snprintf(buf, len, "event %u: %s: %s", first->seq, rec_missing_what(first->a),
+		 what[0] ? what : "back as they were");
+	if (more && strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 " (%u more change%s, the last by event %u)", more, more == 1 ? "" : "s",
+			 last->seq);
+	return 1;
 }
 
 /**

@@ -139,7 +139,7 @@ settings_replay() {
 		set -- "$1" "$2" any
 	"$DETER" replay -d "$LOGS" "$A_LOG" -o "$out" --pcap "$out/r" > "$out/replay.out" 2>&1
 	rc=$?
-	grep -q "^deter replay: .*$A_LOG.dlog: event [0-9]*: a setting TCP reads changed during the connection: $what; replayed with the settings at its start$" \
+	grep -Eq "^deter replay: .*$A_LOG.dlog: event [0-9]+: a setting TCP reads changed during the connection: $what( \([0-9]+ more changes?, the last by event [0-9]+\))?; replayed with the settings at its start$" \
 		"$out/replay.out"
 	check_err $? "connection $n: deter replay did not say $what changed: $(head -3 "$out/replay.out")"
 	hdrseq_split "$TB_TMP/a0.pcap" "$out/a.truth" "src port $port"

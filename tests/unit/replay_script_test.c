@@ -361,10 +361,15 @@ static void check_settings_note(const char *dir, struct deter_log_header *h,
 		  .a = DETER_MISSING_SETTINGS },
 		{ .seq = 4, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SYSCTL,
 		  .a = (uint64_t)DETER_SYSCTL_TCP_WMEM2 << 32 | 4194304 },
+		{ .seq = 5, .type = DETER_EV_VALUE, .sub = DETER_V_MISSING,
+		  .a = DETER_MISSING_SETTINGS },
+		{ .seq = 6, .type = DETER_EV_CONFIG, .sub = DETER_CFG_SYSCTL,
+		  .a = (uint64_t)DETER_SYSCTL_TCP_WMEM2 << 32 | 65536 },
 	};
 	struct deter_log_header hm = *h;
 	struct replay_pair pair;
 	const char *what = rec_missing_what(DETER_MISSING_SETTINGS);
+	const char *more = "65536 -> 4194304 (1 more change, the last by event 5)";
 	char *path = NULL, *err = NULL, note[256];
 
 	hm.status = DETER_LOG_SETTINGS_CHANGED;
@@ -376,7 +381,20 @@ static void check_settings_note(const char *dir, struct deter_log_header *h,
 	UNIT_CHECK(!strncmp(note, "event 3: ", 9));
 	UNIT_CHECK(!strncmp(note + 9, what, strlen(what)));
 	UNIT_CHECK(strstr(note, ": net.ipv4.tcp_wmem[2] 65536 -> 4194304"));
+	UNIT_CHECK(!strstr(note, "more change"));
 	UNIT_CHECK(replay_settings_note(pair.log[REPLAY_END_PASSIVE], note, sizeof(note)) == 0);
+	replay_pair_free(&pair);
+	/* The first change, and how many came after. */
+	unlink(path);
+	free(path);
+	path = NULL;
+	UNIT_CHECK(rec_log_write(dir, &hm, ev, 6, NULL, &path, &err) == 0);
+	if (!path)
+		return;
+	UNIT_CHECK(replay_pair_load(path, peer, &pair, &err) == 0);
+	UNIT_CHECK(replay_settings_note(pair.log[REPLAY_END_ACTIVE], note, sizeof(note)) == 1);
+	UNIT_CHECK(strlen(note) > strlen(more) &&
+		   !strcmp(note + strlen(note) - strlen(more), more));
 	replay_pair_free(&pair);
 	/* With values missing too, it is refused for those alone. */
 	hm.status = DETER_LOG_SETTINGS_CHANGED | DETER_LOG_NOT_CLOSED;
