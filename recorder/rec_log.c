@@ -246,7 +246,6 @@ void rec_settings_changed(const struct rec_log *log, size_t at, char *buf, size_
 {
 	struct rec_settings *set = calloc(2, sizeof(*set));
 	int used[DETER_SYSCTL_MAX] = { 0 };
-	char cc[DETER_CC_BYTES + 1];
 	const struct rec_ev *e;
 	unsigned int id;
 	size_t i;
@@ -257,14 +256,7 @@ void rec_settings_changed(const struct rec_log *log, size_t at, char *buf, size_
 	if (!set || !len)
 		goto out;
 	/* Parameters count for the congestion controls the end used. */
-	rec_cc_params_used(log->hdr.cc, used);
-	for (i = 0; i < log->nevs; i++) {
-		e = &log->evs[i];
-		if (e->type == DETER_EV_CONFIG && e->sub == DETER_CFG_CC) {
-			rec_cc_name(e->a, cc);
-			rec_cc_params_used(cc, used);
-		}
-	}
+	rec_log_cc_params(log, used);
 	for (i = 0; i < log->nevs; i++) {
 		e = &log->evs[i];
 		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_MISSING &&
@@ -325,13 +317,11 @@ void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1])
 	name[DETER_CC_BYTES] = '\0';
 }
 
-/**
- * rec_cc_params_used() - mark the module parameters congestion control
- *			  @cc reads
- * @cc: its name, as TCP_CONGESTION takes it ("cubic", "dctcp-reno")
- * @used: set to 1 at each of its parameters' enum deter_sysctl ids
+/*
+ * Mark in @used the module parameters congestion control @cc (or its
+ * fallback, dctcp-reno) reads: those of module tcp_NAME.
  */
-void rec_cc_params_used(const char *cc, int used[DETER_SYSCTL_MAX])
+static void rec_cc_params_used(const char *cc, int used[DETER_SYSCTL_MAX])
 {
 	unsigned int id;
 	size_t n;
@@ -341,6 +331,27 @@ void rec_cc_params_used(const char *cc, int used[DETER_SYSCTL_MAX])
 		if (!strncmp(cc, rec_sysctls[id].module + strlen("tcp_"), n) &&
 		    (cc[n] == '\0' || cc[n] == '-'))
 			used[id] = 1;
+	}
+}
+
+/**
+ * rec_log_cc_params() - the module parameters a log's end may have read
+ * @log: the log
+ * @used: set to 1 at the enum deter_sysctl id of each parameter of the
+ *	  congestion controls the end used: at ESTABLISHED, and any
+ *	  TCP_CONGESTION later
+ */
+void rec_log_cc_params(const struct rec_log *log, int used[DETER_SYSCTL_MAX])
+{
+	char cc[DETER_CC_BYTES + 1];
+	size_t i;
+
+	rec_cc_params_used(log->hdr.cc, used);
+	for (i = 0; i < log->nevs; i++) {
+		if (log->evs[i].type == DETER_EV_CONFIG && log->evs[i].sub == DETER_CFG_CC) {
+			rec_cc_name(log->evs[i].a, cc);
+			rec_cc_params_used(cc, used);
+		}
 	}
 }
 

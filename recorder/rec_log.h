@@ -78,7 +78,7 @@ void rec_cc_name(uint64_t a, char name[DETER_CC_BYTES + 1]);
 int rec_param_parse(const char *s, long long *v);
 void rec_sysctl_path(const struct rec_sysctl *sc, char *buf, size_t len);
 void rec_settings_changed(const struct rec_log *log, size_t at, char *buf, size_t len);
-void rec_cc_params_used(const char *cc, int used[DETER_SYSCTL_MAX]);
+void rec_log_cc_params(const struct rec_log *log, int used[DETER_SYSCTL_MAX]);
 
 static inline const char *rec_sysctl_dir(const struct rec_sysctl *sc)
 {

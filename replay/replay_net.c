@@ -215,24 +215,16 @@ static const long long param_def[DETER_PARAMS] = DETER_PARAM_DEFAULTS;
 static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_log *log)
 {
 	int have[DETER_SYSCTL_MAX] = { 0 }, used[DETER_SYSCTL_MAX] = { 0 }, changed = 0;
-	char cc[DETER_CC_BYTES + 1];
 	long long val[DETER_SYSCTL_MAX];
 	const struct rec_sysctl *sc;
 	unsigned int id;
 	size_t k;
 
-	/*
-	 * Congestion controls: at ESTABLISHED, and any TCP_CONGESTION later.
-	 * Settings: those at the start, before any VALUE MISSING SETTINGS.
-	 */
-	rec_cc_params_used(log->hdr.cc, used);
+	/* Settings: those at the start, before any VALUE MISSING SETTINGS. */
+	rec_log_cc_params(log, used);
 	for (k = 0; k < log->nevs; k++) {
 		const struct rec_ev *e = &log->evs[k];
 
-		if (e->type == DETER_EV_CONFIG && e->sub == DETER_CFG_CC) {
-			rec_cc_name(e->a, cc);
-			rec_cc_params_used(cc, used);
-		}
 		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_MISSING &&
 		    e->a == DETER_MISSING_SETTINGS)
 			changed = 1;

@@ -14,14 +14,9 @@
 source "$(dirname "$0")/lib.sh"
 
 CUBIC=/sys/module/tcp_cubic/parameters
+host_keep $CUBIC/beta $CUBIC/hystart || exit $ksft_fail
 BETA_ORIG=$(cat $CUBIC/beta)
 HYSTART_ORIG=$(cat $CUBIC/hystart)
-cubic_restore() {
-	echo "$BETA_ORIG" > $CUBIC/beta
-	echo "$HYSTART_ORIG" > $CUBIC/hystart
-	cleanup
-}
-trap cubic_restore EXIT
 
 # cubic_restored I: after replay I, the host's values are back.
 cubic_restored() {

@@ -15,14 +15,9 @@ source "$(dirname "$0")/lib.sh"
 
 BIC=/sys/module/tcp_bic/parameters
 CDG=/sys/module/tcp_cdg/parameters
-BETA_ORIG=$(cat $BIC/beta) || exit $ksft_fail
-TOL_ORIG=$(cat $CDG/use_tolerance) || exit $ksft_fail
-params_restore() {
-	echo "$BETA_ORIG" > $BIC/beta
-	echo "$TOL_ORIG" > $CDG/use_tolerance
-	cleanup
-}
-trap params_restore EXIT
+host_keep $BIC/beta $CDG/use_tolerance || exit $ksft_fail
+BETA_ORIG=$(cat $BIC/beta)
+TOL_ORIG=$(cat $CDG/use_tolerance)
 
 # params_restored I: replay I (-v) said it set both, and after it the
 # host's values are back.

@@ -25,6 +25,28 @@ LOGS=$TB_TMP/logs
 REPLAYS=${REPLAYS:-3}
 REPLAY_ARGS=${REPLAY_ARGS:-}
 
+# host_keep FILE...: put each host-wide setting FILE (under /proc/sys, a
+# module's parameters) back as it is now when the scenario exits.
+HOST_KEPT=()
+host_keep() {
+	local f v
+
+	for f in "$@"; do
+		v=$(cat "$f") || return 1
+		HOST_KEPT+=("$f" "$v")
+	done
+	trap host_restore EXIT
+}
+
+host_restore() {
+	local i
+
+	for ((i = 0; i < ${#HOST_KEPT[@]}; i += 2)); do
+		echo "${HOST_KEPT[i + 1]}" > "${HOST_KEPT[i]}"
+	done
+	cleanup
+}
+
 # scenario_testbed on|off [RATE]: the A - switch - B testbed with TSO,
 # GSO and GRO on or off at A and B, 1 ms each way, A's egress at RATE.
 scenario_testbed() {

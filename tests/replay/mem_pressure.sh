@@ -17,15 +17,11 @@
 # counted (TcpExtTCPMemoryPressures), and the replay must match tcpdump.
 source "$(dirname "$0")/lib.sh"
 
+host_keep /proc/sys/net/ipv4/tcp_mem || exit $ksft_fail
 MEM_ORIG=$(sysctl -n net.ipv4.tcp_mem)
 MEM_LOW=${MEM_LOW:-"50 100 4096"}
 MEM_SRV=${MEM_SRV:-"--rcvbuf 4000000 --force-bufs --read-size 1048576 --read-delay-us 500000"}
 MEM_CLI=${MEM_CLI:-"--sndbuf 4000000 --force-bufs --bytes 6000000"}
-mem_restore() {
-	sysctl -qw net.ipv4.tcp_mem="$MEM_ORIG"
-	cleanup
-}
-trap mem_restore EXIT
 
 scenario_testbed off 100mbit || exit $ksft_fail
 

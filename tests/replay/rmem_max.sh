@@ -13,13 +13,9 @@
 # that "verified" with every window scaled differently.
 source "$(dirname "$0")/lib.sh"
 
+host_keep /proc/sys/net/core/rmem_max || exit $ksft_fail
 RMEM_ORIG=$(sysctl -n net.core.rmem_max)
 RMEM_REC=33554432
-rmem_restore() {
-	sysctl -qw net.core.rmem_max="$RMEM_ORIG"
-	cleanup
-}
-trap rmem_restore EXIT
 
 # rmem_restored I: after replay I, the host's rmem_max is back.
 rmem_restored() {

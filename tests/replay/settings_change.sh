@@ -29,14 +29,9 @@ source "$(dirname "$0")/lib.sh"
 
 CUBIC=/sys/module/tcp_cubic/parameters
 VEGAS=/sys/module/tcp_vegas/parameters
+host_keep $CUBIC/beta $VEGAS/alpha || exit $ksft_fail
 BETA_ORIG=$(cat $CUBIC/beta)
 ALPHA_ORIG=$(cat $VEGAS/alpha)
-settings_restore() {
-	echo "$BETA_ORIG" > $CUBIC/beta
-	echo "$ALPHA_ORIG" > $VEGAS/alpha
-	cleanup
-}
-trap settings_restore EXIT
 
 scenario_testbed off 20mbit || exit $ksft_fail
 ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 65536"

@@ -345,6 +345,21 @@ static void check_format9_refused(const char *dir, struct deter_log_header *h,
 	free(path);
 }
 
+/* @path's log, replaced by one with header @h and events @ev[0 .. @n). */
+static char *rewrite_log(const char *dir, char *path, struct deter_log_header *h,
+			 const struct rec_ev *ev, size_t n)
+{
+	char *err = NULL;
+
+	if (path)
+		unlink(path);
+	free(path);
+	path = NULL;
+	UNIT_CHECK(rec_log_write(dir, h, ev, n, NULL, &path, &err) == 0);
+	free(err);
+	return path;
+}
+
 /*
  * A log whose settings changed during the connection is replayed, with
  * the settings at its start, and a note naming what changed and the
@@ -373,7 +388,7 @@ static void check_settings_note(const char *dir, struct deter_log_header *h,
 	char *path = NULL, *err = NULL, note[256];
 
 	hm.status = DETER_LOG_SETTINGS_CHANGED;
-	UNIT_CHECK(rec_log_write(dir, &hm, ev, 4, NULL, &path, &err) == 0);
+	path = rewrite_log(dir, path, &hm, ev, 4);
 	if (!path)
 		return;
 	UNIT_CHECK(replay_pair_load(path, peer, &pair, &err) == 0);
@@ -385,10 +400,7 @@ static void check_settings_note(const char *dir, struct deter_log_header *h,
 	UNIT_CHECK(replay_settings_note(pair.log[REPLAY_END_PASSIVE], note, sizeof(note)) == 0);
 	replay_pair_free(&pair);
 	/* The first change, and how many came after. */
-	unlink(path);
-	free(path);
-	path = NULL;
-	UNIT_CHECK(rec_log_write(dir, &hm, ev, 6, NULL, &path, &err) == 0);
+	path = rewrite_log(dir, path, &hm, ev, 6);
 	if (!path)
 		return;
 	UNIT_CHECK(replay_pair_load(path, peer, &pair, &err) == 0);
@@ -398,10 +410,7 @@ static void check_settings_note(const char *dir, struct deter_log_header *h,
 	replay_pair_free(&pair);
 	/* With values missing too, it is refused for those alone. */
 	hm.status = DETER_LOG_SETTINGS_CHANGED | DETER_LOG_NOT_CLOSED;
-	unlink(path);
-	free(path);
-	path = NULL;
-	UNIT_CHECK(rec_log_write(dir, &hm, ev, 4, NULL, &path, &err) == 0);
+	path = rewrite_log(dir, path, &hm, ev, 4);
 	if (!path)
 		return;
 	UNIT_CHECK(replay_pair_load(path, peer, &pair, &err) != 0);
