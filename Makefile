@@ -27,7 +27,8 @@ B := build
 # Modules unit tests link without a main().
 REC_OBJS := $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
-	    $(B)/recorder/rec_main.o $(B)/recorder/rec_index.o
+	    $(B)/recorder/rec_main.o $(B)/recorder/rec_index.o \
+	    $(B)/recorder/rec_keep.o
 # The packet corrector is written alongside; link it once it is there.
 CORR_OBJS := $(if $(wildcard replay/corrector.c),$(B)/replay/corrector.o)
 REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
@@ -37,7 +38,7 @@ DETER_OBJS := $(B)/recorder/deter_main.o $(REC_OBJS) $(B)/replay/replay_main.o \
 	      $(B)/replay/replay_vm.o \
 	      $(REPLAY_OBJS)
 UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \
-	      $(B)/tests/unit/replay_script_test
+	      $(B)/tests/unit/replay_script_test $(B)/tests/unit/rec_keep_test
 TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
 
 # KDIR: a prepared 6.12 tree with patches/ applied; default the testbed kernel.

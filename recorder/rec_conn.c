@@ -27,6 +27,7 @@
 
 #include "rec_conn.h"
 #include "rec_index.h"
+#include "rec_keep.h"
 
 /*
  * Events a connection holds before they are encoded (rec_conn_encode());
@@ -81,6 +82,7 @@ struct rec_table {
 	unsigned int index_failed;	/* logs the index missed */
 	unsigned int unwritten;		/* logs that could not be written */
 	unsigned int settings_changed;	/* written, DETER_LOG_SETTINGS_CHANGED */
+	struct rec_keep *keep;		/* told of every log written, or NULL */
 };
 
 struct rec_table *rec_table_new(const char *dir, const char *host)
@@ -96,6 +98,16 @@ struct rec_table *rec_table_new(const char *dir, const char *host)
 		return NULL;
 	}
 	return t;
+}
+
+/**
+ * rec_table_keep() - tell @k of every log @t writes from now on
+ * @t: the table
+ * @k: the directory's logs, held to --max-size and --max-age; NULL: none
+ */
+void rec_table_keep(struct rec_table *t, struct rec_keep *k)
+{
+	t->keep = k;
 }
 
 static void rec_conn_free(struct rec_conn *c)
@@ -541,6 +553,9 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 			fprintf(stderr, "deter: record: %s (said once)\n", ierr);
 		free(ierr);
 	}
+	if (!r && t->keep && rec_keep_add(t->keep, path, &c->hdr))
+		fprintf(stderr, "deter: record: %s: not counted for --max-size, --max-age: %s\n",
+			path, strerror(errno));
 	free(path);
 	if (!r) {
 		t->written++;

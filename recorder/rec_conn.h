@@ -25,6 +25,8 @@ struct rec_conn_id {
 
 struct rec_table *rec_table_new(const char *dir, const char *host);
 void rec_table_free(struct rec_table *t);
+struct rec_keep;
+void rec_table_keep(struct rec_table *t, struct rec_keep *k);
 int rec_table_conn(struct rec_table *t, uint64_t conn, uint64_t ts,
 		   const struct rec_conn_id *id);
 int rec_table_events(struct rec_table *t, uint64_t conn, uint64_t ts,

@@ -333,6 +333,13 @@ static int rec_scan(const char *dir, int use_index, int parts, struct rec_entry 
 			else if (rec_log_read_header(e[*n].path, &e[*n].h, &rerr) && !rerr)
 				rerr = strdup("unreadable log");
 		}
+		/* Removed since readdir() (deter record --max-size): not listed. */
+		if (rerr && access(e[*n].path, F_OK) && errno == ENOENT) {
+			free(rerr);
+			rerr = NULL;
+			free(e[*n].path);
+			continue;
+		}
 		if (rerr) {
 			report(rerr, arg);
 			free(rerr);
@@ -380,21 +387,12 @@ int rec_dir_scan(const char *dir, int flags, struct rec_entry **out, size_t *n,
 	return rec_scan(dir, 1, flags & REC_SCAN_PARTS, out, n, NULL, report, arg, err);
 }
 
-/**
- * rec_index_rebuild() - write @dir's index anew from its logs' headers
- * @dir: the directory
- * @n: set to how many logs it indexes
- * @report: called for each log that could not be read (left out)
- * @arg: for @report
- * @err: the error message
- *
- * Written to a temporary file renamed over the old index: a reader sees
- * the old one or the new one.
- *
- * Return: 0, or -1 with *err set.
+/*
+ * Write @dir's index anew: its logs' headers, from the old index where it
+ * still speaks for them when @use_index, else read from every log.
  */
-int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
-		      void *arg, char **err)
+static int rec_index_write(const char *dir, int use_index, size_t *n,
+			   rec_scan_report report, void *arg, char **err)
 {
 	struct rec_index_hdr ih = { .version = REC_INDEX_VERSION,
 				    .rec_len = sizeof(struct rec_index_rec) };
@@ -406,7 +404,7 @@ int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
 	size_t i;
 
 	memcpy(ih.magic, REC_INDEX_MAGIC, sizeof(ih.magic));
-	if (rec_scan(dir, 0, 0, &e, n, &sts, report, arg, err))
+	if (rec_scan(dir, use_index, 0, &e, n, &sts, report, arg, err))
 		return -1;
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, REC_INDEX_NAME) < 0 ||
 	    asprintf(&dst, "%s/%s", dir, REC_INDEX_NAME) < 0) {
@@ -464,6 +462,59 @@ out:
 	rec_entries_free(e, *n);
 	free(sts);
 	return ret;
+}
+
+/**
+ * rec_index_rebuild() - write @dir's index anew from its logs' headers
+ * @dir: the directory
+ * @n: set to how many logs it indexes
+ * @report: called for each log that could not be read (left out)
+ * @arg: for @report
+ * @err: the error message
+ *
+ * Written to a temporary file renamed over the old index: a reader sees
+ * the old one or the new one.
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
+		      void *arg, char **err)
+{
+	return rec_index_write(dir, 0, n, report, arg, err);
+}
+
+/**
+ * rec_index_prune() - write @dir's index anew without the logs gone
+ * @dir: the directory
+ * @n: set to how many logs it indexes
+ * @report: called for each log that could not be read (left out)
+ * @arg: for @report
+ * @err: the error message
+ *
+ * As rec_index_rebuild(), but a log the old index speaks for is not
+ * read: the records of the logs left are kept, those of logs removed go.
+ *
+ * Return: 0, or -1 with *err set.
+ */
+int rec_index_prune(const char *dir, size_t *n, rec_scan_report report,
+		    void *arg, char **err)
+{
+	return rec_index_write(dir, 1, n, report, arg, err);
+}
+
+/** rec_index_records() - how many records @dir's index holds (0: none) */
+size_t rec_index_records(const char *dir)
+{
+	struct stat st;
+	char *ipath;
+	size_t n = 0;
+
+	if (asprintf(&ipath, "%s/%s", dir, REC_INDEX_NAME) < 0)
+		return 0;
+	if (!stat(ipath, &st) && (size_t)st.st_size > sizeof(struct rec_index_hdr))
+		n = (st.st_size - sizeof(struct rec_index_hdr)) / sizeof(struct rec_index_rec);
+	free(ipath);
+	return n;
 }
 
 void rec_entries_free(struct rec_entry *e, size_t n)

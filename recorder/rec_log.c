@@ -2443,6 +2443,20 @@ out:
 }
 
 /**
+ * rec_log_flagged() - whether deter ls --flagged lists a log
+ * @h: its header
+ *
+ * Return: 1 for a connection with retransmissions, RTOs, drops, CE marks
+ * or zero windows, or a log that is incomplete or says its settings
+ * changed; else 0.
+ */
+int rec_log_flagged(const struct deter_log_header *h)
+{
+	return h->total_retrans || h->total_rto || h->drops || h->ce_marks ||
+	       h->zero_wnd || h->status;
+}
+
+/**
  * rec_log_status_str() - a log header's status, as deter ls prints it
  * @status: DETER_LOG_* bits
  * @buf: where to write it

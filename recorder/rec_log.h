@@ -149,5 +149,6 @@ int rec_log_compact(const char *path, int level, size_t *before, size_t *after,
 		    char **err);
 void rec_log_free(struct rec_log *log);
 const char *rec_log_status_str(uint32_t status, char *buf, size_t len);
+int rec_log_flagged(const struct deter_log_header *h);
 
 #endif /* _REC_LOG_H */

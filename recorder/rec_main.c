@@ -29,6 +29,7 @@
 #include "deter_abi.h"
 #include "rec_conn.h"
 #include "rec_index.h"
+#include "rec_keep.h"
 #include "rec_log.h"
 #include "rec_main.h"
 #include "rec_trace.h"
@@ -74,7 +75,6 @@ static int rec_num(const char *s, unsigned long long max, unsigned long long *v)
 	return errno || end == s || *end || *v > max ? -1 : 0;
 }
 
-/* @cmd's --zstd-level @s into *@level; else a usage error (2). */
 /*
  * A size from environment variable @name, if set: the tests' knobs for
  * how much deter record holds per connection (rec_conn.c, rec_log.c).
@@ -94,6 +94,7 @@ static int rec_env_size(const char *name, size_t *v)
 	return 0;
 }
 
+/* @cmd's --zstd-level @s into *@level; else a usage error (2). */
 static int rec_zstd_level(const char *cmd, const char *s, int *level)
 {
 	unsigned long long v;
@@ -102,6 +103,90 @@ static int rec_zstd_level(const char *cmd, const char *s, int *level)
 		return rec_usage_err(cmd, "--zstd-level: '%s' is not a level from 1 to 19", s);
 	*level = v;
 	return 0;
+}
+
+/*
+ * A number followed by one of @units' letters (case does not matter) or
+ * none, times that unit's factor (@mult[i] for @units[i]; none: 1), into
+ * *@v; -1 if @s is not one or it overflows, or is 0.
+ */
+static int rec_num_unit(const char *s, const char *units,
+			const unsigned long long *mult, unsigned long long *v)
+{
+	unsigned long long n, m = 1;
+	const char *u;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end) {
+		u = end[1] ? NULL : strchr(units, *end | 0x20);
+		if (!u || !*u)
+			return -1;
+		m = mult[u - units];
+	}
+	if (!n || n > ~0ULL / m)
+		return -1;
+	*v = n * m;
+	return 0;
+}
+
+/* --max-size: bytes, or K, M, G, T (powers of 1024). */
+static int rec_size_arg(const char *s, unsigned long long *v)
+{
+	static const unsigned long long mult[] = {
+		1ULL << 10, 1ULL << 20, 1ULL << 30, 1ULL << 40,
+	};
+
+	return rec_num_unit(s, "kmgt", mult, v);
+}
+
+/* --max-age: seconds, or s, m, h, d; into ns. */
+static int rec_age_arg(const char *s, unsigned long long *ns)
+{
+	static const unsigned long long mult[] = { 1, 60, 3600, 86400 };
+	unsigned long long sec;
+
+	if (rec_num_unit(s, "smhd", mult, &sec) || sec > 100ULL * 365 * 86400)
+		return -1;
+	*ns = sec * 1000000000ULL;
+	return 0;
+}
+
+/* "1.5 MiB": @bytes for a person, into @buf. */
+static const char *rec_bytes_str(char *buf, size_t len, unsigned long long bytes)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = bytes;
+	int i = -1;
+
+	while (v >= 1024 && i < 3) {
+		v /= 1024;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, len, "%llu B", bytes);
+	else
+		snprintf(buf, len, "%.1f %s", v, unit[i]);
+	return buf;
+}
+
+static void rec_keep_report_line(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "deter: record: %s\n", msg);
+}
+
+static uint64_t rec_realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 static int rec_control(const char *cmd, const char *msg)
@@ -207,6 +292,7 @@ void rec_usage_record(FILE *f)
 {
 	fprintf(f,
 		"usage: deter record [-o DIR] [--port P]... [--threshold-us N] [--duration S]\n"
+		"                    [--max-size SIZE] [--max-age AGE]\n"
 		"\n"
 		"Record every TCP connection that starts from now on (or only those on\n"
 		"port P) into per-connection logs in DIR (default ./%s), until SIGINT,\n"
@@ -221,7 +307,15 @@ void rec_usage_record(FILE *f)
 		"  -D, --duration S     stop after S seconds\n"
 		"  -b, --buffer-kb N    ring buffer per CPU, KiB (default %d)\n"
 		"  -z, --zstd-level N   log compression, 1 (least CPU) to 19 (smallest logs;\n"
-		"                       default: about level 3's CPU, level 4's size)\n",
+		"                       default: about level 3's CPU, level 4's size)\n"
+		"  -s, --max-size SIZE  keep DIR's logs within SIZE bytes on disk (K, M, G, T:\n"
+		"                       KiB...), removing the oldest; flagged ones (deter ls\n"
+		"                       --flagged) only once no unflagged one is left\n"
+		"  -a, --max-age AGE    remove logs of connections that ended more than AGE\n"
+		"                       ago (seconds, or s, m, h, d), flagged ones too\n"
+		"\n"
+		"With --max-size or --max-age, every log in DIR counts and may be removed,\n"
+		"whoever wrote it, from the start; part files of open connections do not.\n",
 		REC_DEFAULT_DIR, REC_BUFFER_KB);
 }
 
@@ -273,9 +367,14 @@ int rec_cmd_record(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'D' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "zstd-level", required_argument, NULL, 'z' },
+		{ "max-size", required_argument, NULL, 's' },
+		{ "max-age", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct rec_keep_limits lim = { 0 };
+	const char *size_arg = NULL, *age_arg = NULL;
+	struct rec_keep *keep = NULL;
 	unsigned long long v, th_us = DETER_SAMPLE_THRESHOLD_NS / 1000;
 	unsigned long long duration = 0, buffer_kb = REC_BUFFER_KB;
 	unsigned int written, incomplete, open, unwritten, nports = 0;
@@ -293,7 +392,7 @@ int rec_cmd_record(int argc, char **argv)
 	unsigned int i;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:p:t:D:b:z:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:p:t:D:b:z:s:a:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			dir = optarg;
@@ -328,6 +427,22 @@ int rec_cmd_record(int argc, char **argv)
 			if (rec_zstd_level("record", optarg, &rec_log_zstd_level))
 				return 2;
 			break;
+		case 's':
+			if (rec_size_arg(optarg, &v))
+				return rec_usage_err("record",
+						     "--max-size: '%s' is not a size (bytes, or a number and K, M, G or T)",
+						     optarg);
+			lim.max_bytes = v;
+			size_arg = optarg;
+			break;
+		case 'a':
+			if (rec_age_arg(optarg, &v))
+				return rec_usage_err("record",
+						     "--max-age: '%s' is not an age (seconds, or a number and s, m, h or d)",
+						     optarg);
+			lim.max_age_ns = v;
+			age_arg = optarg;
+			break;
 		case 'h':
 			rec_usage_record(stdout);
 			return 0;
@@ -353,6 +468,15 @@ int rec_cmd_record(int argc, char **argv)
 	table = rec_table_new(dir, host);
 	if (!table)
 		return rec_fail("record", "out of memory");
+	if (lim.max_bytes || lim.max_age_ns) {
+		keep = rec_keep_open(dir, &lim, rec_keep_report_line, NULL, &err);
+		if (!keep) {
+			rec_fail("record", "%s", err);
+			goto out;
+		}
+		rec_table_keep(table, keep);
+		rec_keep_run(keep, rec_realtime_ns());
+	}
 	trace = rec_trace_open(buffer_kb, &err);
 	if (!trace) {
 		rec_fail("record", "%s", err ? err : "cannot open tracefs");
@@ -387,6 +511,8 @@ int rec_cmd_record(int argc, char **argv)
 			break;
 		}
 		rec_table_flush(table, 0, 0);
+		if (keep)
+			rec_keep_run(keep, rec_realtime_ns());
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		/* Module parameters: once a second. */
 		if (now.tv_sec != params_at) {
@@ -419,6 +545,23 @@ int rec_cmd_record(int argc, char **argv)
 			rec_table_settings_changed(table),
 			rec_table_settings_changed(table) == 1 ? "" : "s",
 			rec_table_settings_changed(table) == 1 ? "s" : "");
+	if (keep) {
+		struct rec_keep_stats ks;
+		char rb[32], kb[32];
+
+		rec_keep_run(keep, rec_realtime_ns());
+		rec_keep_stats(keep, &ks);
+		fprintf(stderr,
+			"deter: %llu log%s removed (%s, %llu flagged) by%s%s%s%s%s; %s keeps %llu log%s, %s on disk\n",
+			(unsigned long long)ks.removed, ks.removed == 1 ? "" : "s",
+			rec_bytes_str(rb, sizeof(rb), ks.removed_bytes),
+			(unsigned long long)ks.removed_flagged,
+			size_arg ? " --max-size " : "", size_arg ? size_arg : "",
+			size_arg && age_arg ? " and" : "",
+			age_arg ? " --max-age " : "", age_arg ? age_arg : "", dir,
+			(unsigned long long)ks.logs, ks.logs == 1 ? "" : "s",
+			rec_bytes_str(kb, sizeof(kb), ks.bytes));
+	}
 	not_ipv4 = rec_stat("connections_not_ipv4") - not_ipv4;
 	if (not_ipv4)
 		fprintf(stderr, "deter: %llu IPv6 connection%s not recorded (IPv4 only)\n",
@@ -430,6 +573,7 @@ out:
 	free(err);
 	rec_trace_close(trace);
 	rec_table_free(table);
+	rec_keep_free(keep);
 	rec_log_write_end();
 	return ret;
 }
@@ -590,8 +734,7 @@ int rec_cmd_ls(int argc, char **argv)
 
 		if (incomplete && !(h->status & DETER_LOG_INCOMPLETE))
 			continue;
-		if (flagged && !(h->total_retrans || h->total_rto || h->drops ||
-				 h->ce_marks || h->zero_wnd || h->status))
+		if (flagged && !rec_log_flagged(h))
 			continue;
 		if (port && h->sport != port && h->dport != port)
 			continue;

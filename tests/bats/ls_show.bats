@@ -150,6 +150,31 @@ B=106fbda500000006
 	[[ "$output" == *"-z, --zstd-level N"*"default: about level 3's CPU, level 4's size)"* ]]
 }
 
+@test "deter record rejects a bad --max-size or --max-age" {
+	for v in 0 -1 10X 10MB M 1.5G 99999999999999999999; do
+		run --separate-stderr "$DETER" record --max-size "$v"
+		assert_status 2
+		[ "${stderr_lines[0]}" = "deter: record: --max-size: '$v' is not a size (bytes, or a number and K, M, G or T)" ]
+	done
+	for v in 0 1w 2x h 101000d; do
+		run --separate-stderr "$DETER" record --max-age "$v"
+		assert_status 2
+		[ "${stderr_lines[0]}" = "deter: record: --max-age: '$v' is not an age (seconds, or a number and s, m, h or d)" ]
+	done
+}
+
+@test "deter record takes --max-size and --max-age, and --help says what they remove" {
+	# Parsed; then it stops for want of deter.ko, as here.
+	for a in "--max-size 4096" "--max-size 10m" "-s 1G" "--max-age 90" "-a 2h" "--max-age 7D"; do
+		run --separate-stderr "$DETER" record -o d $a
+		assert_status 1
+		[[ "${stderr_lines[0]}" == "deter: record: deter.ko is not loaded"* ]]
+	done
+	run "$DETER" record --help
+	assert_status 0
+	[[ "$output" == *"-s, --max-size SIZE"*"flagged ones (deter ls"*"-a, --max-age AGE"*"every log in DIR counts and may be removed"* ]]
+}
+
 @test "deter record rejects a bad port" {
 	run --separate-stderr "$DETER" record --port 0
 	assert_status 2
