@@ -554,7 +554,7 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 		free(ierr);
 	}
 	if (!r && t->keep && rec_keep_add(t->keep, path, &c->hdr))
-		fprintf(stderr, "deter: record: %s: not counted for --max-size, --max-age: %s\n",
+		fprintf(stderr, "deter: record: %s: not counted against the limits on logs: %s\n",
 			path, strerror(errno));
 	free(path);
 	if (!r) {

@@ -108,10 +108,16 @@ int rec_index_add(const char *path, const struct deter_log_header *h,
 		goto out;
 	}
 	rec_index_stamp(&r, &st);
-	fd = open(ipath, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX) || fstat(fd, &ist)) {
-		rec_err(err, "%s: %s", ipath, strerror(errno));
-		goto out;
+	for (;;) {
+		fd = open(ipath, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0 || flock(fd, LOCK_EX) || fstat(fd, &ist)) {
+			rec_err(err, "%s: %s", ipath, strerror(errno));
+			goto out;
+		}
+		/* Written anew (rec_index_write()) while we waited: that one. */
+		if (!stat(ipath, &st) && st.st_ino == ist.st_ino && st.st_dev == ist.st_dev)
+			break;
+		close(fd);
 	}
 	if (!ist.st_size) {
 		memcpy(ih.magic, REC_INDEX_MAGIC, sizeof(ih.magic));
@@ -334,7 +340,7 @@ static int rec_scan(const char *dir, int use_index, int parts, struct rec_entry 
 				rerr = strdup("unreadable log");
 		}
 		/* Removed since readdir() (deter record --max-size): not listed. */
-		if (rerr && access(e[*n].path, F_OK) && errno == ENOENT) {
+		if (rerr && lstat(e[*n].path, &st) && errno == ENOENT) {
 			free(rerr);
 			rerr = NULL;
 			free(e[*n].path);
@@ -399,16 +405,29 @@ static int rec_index_write(const char *dir, int use_index, size_t *n,
 	struct rec_entry *e = NULL;
 	struct stat *sts = NULL;
 	char *tmp = NULL, *dst = NULL;
-	int fd = -1, ret = -1;
+	int fd = -1, lock = -1, ret = -1;
 	FILE *f = NULL;
 	size_t i;
 
+	*n = 0;
 	memcpy(ih.magic, REC_INDEX_MAGIC, sizeof(ih.magic));
-	if (rec_scan(dir, use_index, 0, &e, n, &sts, report, arg, err))
-		return -1;
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, REC_INDEX_NAME) < 0 ||
 	    asprintf(&dst, "%s/%s", dir, REC_INDEX_NAME) < 0) {
 		rec_err(err, "out of memory");
+		goto out;
+	}
+	/*
+	 * The old index stays locked until the new one replaces it: a record
+	 * appended meanwhile (rec_index_add()) is not lost with it.
+	 */
+	lock = open(dst, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (lock >= 0 && flock(lock, LOCK_EX)) {
+		close(lock);
+		lock = -1;
+	}
+	if (rec_scan(dir, use_index, 0, &e, n, &sts, report, arg, err)) {
+		free(tmp);
+		tmp = NULL;
 		goto out;
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -457,6 +476,8 @@ out:
 		close(fd);
 	if (ret && tmp)
 		unlink(tmp);
+	if (lock >= 0)
+		close(lock);
 	free(tmp);
 	free(dst);
 	rec_entries_free(e, *n);

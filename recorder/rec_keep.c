@@ -15,13 +15,17 @@
  *                    flagged ones only once no unflagged one is left
  *
  * "Oldest" is by the connection's end (start + duration), which is the
- * order deter record writes them in. Every log of the directory counts,
+ * order deter record writes them in. Where both ends of a connection are
+ * in the directory (deter replay needs both), they go together, when the
+ * first of them would; under --max-size a pair with a flagged end counts
+ * as flagged. Every log of the directory counts,
  * whoever wrote it; part files of connections still open do not, and
  * are never removed. Disk use is what the file system allocated (st_blocks,
  * as du counts), not the files' lengths: a 1 kB log takes a 4 KiB block.
  *
  * Logs are kept in two queues, unflagged and flagged, each oldest first,
- * so a removal is O(1). The directory's index keeps a record for every
+ * so a removal is O(1); a log is paired with its peer through a hash of
+ * the logs whose peer has not come (yet). The directory's index keeps a record for every
  * log it ever had (rec_index.c); once as many logs were removed as are
  * kept, it is written anew from the records of the logs left.
  */
@@ -39,15 +43,26 @@
 /* The index is written anew after at least this many removals. */
 #define REC_KEEP_PRUNE_MIN 64
 
+/*
+ * One log. A queue slot holds it (in_queue) until it is popped; a log
+ * popped while its peer must stay (an unflagged log whose peer is
+ * flagged) is held by the peer's link alone, and goes with it.
+ */
 struct rec_keep_log {
-	char *path;
+	char *path;		/* NULL once removed */
 	uint64_t end_ns;	/* the connection's end, CLOCK_REALTIME */
 	uint64_t bytes;		/* disk use */
+	struct rec_keep_log *peer;	/* the other end's log, in this directory */
+	struct rec_keep_log *next;	/* in its hash chain */
+	uint32_t saddr, daddr, iss, irs;
+	uint16_t sport, dport;
+	uint8_t flagged;
+	uint8_t in_queue;
 };
 
 /* Logs oldest first, in l[head] to l[n - 1]. */
 struct rec_keep_queue {
-	struct rec_keep_log *l;
+	struct rec_keep_log **l;
 	size_t head, n, cap;
 };
 
@@ -55,6 +70,9 @@ struct rec_keep {
 	char *dir;
 	struct rec_keep_limits lim;
 	struct rec_keep_queue q[2];	/* [0]: unflagged, [1]: flagged */
+	struct rec_keep_log **hash;	/* logs without a peer yet, by pair */
+	size_t nhash;			/* buckets, a power of 2 */
+	size_t nunpaired;
 	struct rec_keep_stats st;
 	uint64_t stale;			/* removed since the index was pruned */
 	int said_flagged;
@@ -82,9 +100,9 @@ static void rec_keep_say(struct rec_keep *k, const char *fmt, ...)
 }
 
 /* Add a log to @q, in order of its end (usually last). */
-static int rec_keep_push(struct rec_keep_queue *q, const struct rec_keep_log *log)
+static int rec_keep_push(struct rec_keep_queue *q, struct rec_keep_log *log)
 {
-	struct rec_keep_log *nl;
+	struct rec_keep_log **nl;
 	size_t i;
 
 	if (q->n == q->cap && q->head) {
@@ -99,28 +117,132 @@ static int rec_keep_push(struct rec_keep_queue *q, const struct rec_keep_log *lo
 		q->l = nl;
 		q->cap = q->cap ? q->cap * 2 : 64;
 	}
-	for (i = q->n; i > q->head && q->l[i - 1].end_ns > log->end_ns; i--)
+	for (i = q->n; i > q->head && q->l[i - 1]->end_ns > log->end_ns; i--)
 		q->l[i] = q->l[i - 1];
-	q->l[i] = *log;
+	q->l[i] = log;
 	q->n++;
+	log->in_queue = 1;
 	return 0;
+}
+
+/*
+ * Both ends of a connection hash alike: the two (address, port, ISN)
+ * endpoints, the smaller first.
+ */
+static size_t rec_keep_hash(const struct rec_keep_log *l)
+{
+	uint64_t a = (uint64_t)l->saddr << 16 | l->sport;
+	uint64_t b = (uint64_t)l->daddr << 16 | l->dport;
+	uint64_t x, y, h;
+
+	if (a < b || (a == b && l->iss < l->irs)) {
+		x = a ^ (uint64_t)l->iss << 32;
+		y = b ^ (uint64_t)l->irs << 32;
+	} else {
+		x = b ^ (uint64_t)l->irs << 32;
+		y = a ^ (uint64_t)l->iss << 32;
+	}
+	h = (x ^ (y * 0x9e3779b97f4a7c15ULL)) * 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 31);
+}
+
+/* The other end of the connection, as deter replay pairs them. */
+static int rec_keep_is_peer(const struct rec_keep_log *a, const struct rec_keep_log *b)
+{
+	return a->saddr == b->daddr && a->daddr == b->saddr &&
+	       a->sport == b->dport && a->dport == b->sport &&
+	       a->iss == b->irs && a->irs == b->iss;
+}
+
+static int rec_keep_hash_grow(struct rec_keep *k)
+{
+	size_t n = k->nhash ? k->nhash * 2 : 256, i;
+	struct rec_keep_log **nh, *l, *next;
+
+	nh = calloc(n, sizeof(*nh));
+	if (!nh)
+		return -1;
+	for (i = 0; i < k->nhash; i++)
+		for (l = k->hash[i]; l; l = next) {
+			next = l->next;
+			l->next = nh[rec_keep_hash(l) & (n - 1)];
+			nh[rec_keep_hash(l) & (n - 1)] = l;
+		}
+	free(k->hash);
+	k->hash = nh;
+	k->nhash = n;
+	return 0;
+}
+
+/* Take @l's peer out of the hash if it is there, else put @l in. */
+static int rec_keep_pair(struct rec_keep *k, struct rec_keep_log *l)
+{
+	struct rec_keep_log **pp;
+
+	if (k->nunpaired >= k->nhash && rec_keep_hash_grow(k))
+		return -1;
+	for (pp = &k->hash[rec_keep_hash(l) & (k->nhash - 1)]; *pp; pp = &(*pp)->next)
+		if (rec_keep_is_peer(l, *pp)) {
+			l->peer = *pp;
+			(*pp)->peer = l;
+			*pp = (*pp)->next;
+			l->peer->next = NULL;
+			k->nunpaired--;
+			return 0;
+		}
+	l->next = k->hash[rec_keep_hash(l) & (k->nhash - 1)];
+	k->hash[rec_keep_hash(l) & (k->nhash - 1)] = l;
+	k->nunpaired++;
+	return 0;
+}
+
+/* Take @l, removed, out of the hash of logs without a peer. */
+static void rec_keep_unhash(struct rec_keep *k, struct rec_keep_log *l)
+{
+	struct rec_keep_log **pp;
+
+	if (l->peer || !k->nhash)
+		return;
+	for (pp = &k->hash[rec_keep_hash(l) & (k->nhash - 1)]; *pp; pp = &(*pp)->next)
+		if (*pp == l) {
+			*pp = l->next;
+			k->nunpaired--;
+			return;
+		}
 }
 
 static int rec_keep_insert(struct rec_keep *k, const char *path,
 			   const struct deter_log_header *h, const struct stat *st)
 {
-	struct rec_keep_log log = {
-		.end_ns = h->real_ns + h->duration_ns,
-		.bytes = (uint64_t)st->st_blocks * 512,
-	};
+	struct rec_keep_log *l = calloc(1, sizeof(*l));
 
-	log.path = strdup(path);
-	if (!log.path || rec_keep_push(&k->q[rec_log_flagged(h)], &log)) {
-		free(log.path);
+	if (!l)
+		return -1;
+	*l = (struct rec_keep_log){
+		/* A log without its identity has no start: when it was written. */
+		.end_ns = h->real_ns ? h->real_ns + h->duration_ns :
+			  (uint64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
+		.bytes = (uint64_t)st->st_blocks * 512,
+		.saddr = h->saddr, .daddr = h->daddr, .sport = h->sport,
+		.dport = h->dport, .iss = h->iss, .irs = h->irs,
+		.flagged = rec_log_flagged(h),
+	};
+	l->path = strdup(path);
+	if (!l->path || rec_keep_pair(k, l)) {
+		free(l->path);
+		free(l);
+		return -1;
+	}
+	if (rec_keep_push(&k->q[l->flagged], l)) {
+		rec_keep_unhash(k, l);
+		if (l->peer)
+			l->peer->peer = NULL;
+		free(l->path);
+		free(l);
 		return -1;
 	}
 	k->st.logs++;
-	k->st.bytes += log.bytes;
+	k->st.bytes += l->bytes;
 	return 0;
 }
 
@@ -195,31 +317,69 @@ int rec_keep_add(struct rec_keep *k, const char *path,
 	return rec_keep_insert(k, path, h, &st);
 }
 
-/* Remove the oldest log of queue @qi. */
-static void rec_keep_remove(struct rec_keep *k, int qi)
+/* Remove @l's file; it stays allocated while a queue slot holds it. */
+static void rec_keep_unlink(struct rec_keep *k, struct rec_keep_log *l)
 {
-	struct rec_keep_queue *q = &k->q[qi];
-	struct rec_keep_log *log = &q->l[q->head++];
-
 	k->st.logs--;
-	k->st.bytes -= log->bytes;
-	if (!unlink(log->path)) {
+	k->st.bytes -= l->bytes;
+	if (!unlink(l->path)) {
 		k->st.removed++;
-		k->st.removed_flagged += qi;
-		k->st.removed_bytes += log->bytes;
+		k->st.removed_flagged += l->flagged;
+		k->st.removed_bytes += l->bytes;
 		k->stale++;
 	} else if (errno != ENOENT) {
 		/* Not ours to keep counting: the others are held to the limits. */
 		rec_keep_say(k, "%s: cannot remove: %s; left, no longer counted",
-			     log->path, strerror(errno));
+			     l->path, strerror(errno));
 	}
-	free(log->path);
-	log->path = NULL;
+	rec_keep_unhash(k, l);
+	free(l->path);
+	l->path = NULL;
 }
 
-static int rec_keep_empty(const struct rec_keep_queue *q)
+static void rec_keep_release(struct rec_keep_log *l)
 {
-	return q->head == q->n;
+	if (!l->in_queue && !l->path)
+		free(l);
+}
+
+/*
+ * Pop the oldest log of queue @qi and remove it with its peer; with
+ * @hold, not an unflagged log whose peer is flagged, which then goes with
+ * its peer.
+ *
+ * Return: 1 if something was popped, 0 if @qi is empty.
+ */
+static int rec_keep_pop(struct rec_keep *k, int qi, int hold)
+{
+	struct rec_keep_queue *q = &k->q[qi];
+	struct rec_keep_log *l, *peer;
+
+	if (q->head == q->n)
+		return 0;
+	l = q->l[q->head++];
+	l->in_queue = 0;
+	if (!l->path) {		/* went with its peer */
+		rec_keep_release(l);
+		return 1;
+	}
+	peer = l->peer;
+	if (hold && !qi && peer && peer->path && peer->flagged)
+		return 1;	/* held by its peer's link */
+	rec_keep_unlink(k, l);
+	if (peer && peer->path)
+		rec_keep_unlink(k, peer);
+	if (peer) {
+		peer->peer = NULL;
+		rec_keep_release(peer);
+	}
+	rec_keep_release(l);
+	return 1;
+}
+
+static uint64_t rec_keep_head_end(const struct rec_keep_queue *q)
+{
+	return q->l[q->head]->end_ns;
 }
 
 /**
@@ -242,24 +402,29 @@ void rec_keep_run(struct rec_keep *k, uint64_t now_ns)
 	if (k->lim.max_age_ns && now_ns > k->lim.max_age_ns) {
 		for (qi = 0; qi < 2; qi++) {
 			q = &k->q[qi];
-			while (!rec_keep_empty(q) &&
-			       q->l[q->head].end_ns < now_ns - k->lim.max_age_ns)
-				rec_keep_remove(k, qi);
+			while (q->head < q->n &&
+			       rec_keep_head_end(q) < now_ns - k->lim.max_age_ns)
+				rec_keep_pop(k, qi, 0);
 		}
 	}
 	while (k->lim.max_bytes && k->st.bytes > k->lim.max_bytes) {
-		qi = rec_keep_empty(&k->q[0]) ? 1 : 0;
-		if (rec_keep_empty(&k->q[qi]))
+		if (rec_keep_pop(k, 0, 1))
+			continue;
+		if (k->q[1].head == k->q[1].n)
 			break;
-		if (qi && !k->said_flagged++)
+		if (!k->said_flagged) {
 			rec_keep_say(k, "%s: --max-size: no unflagged log left, flagged ones go",
 				     k->dir);
-		rec_keep_remove(k, qi);
+			k->said_flagged = 1;
+		}
+		rec_keep_pop(k, 1, 1);
 	}
 	if (k->stale < REC_KEEP_PRUNE_MIN || k->stale < k->st.logs)
 		return;
-	if (rec_index_prune(k->dir, &n, k->report, k->arg, &err) && !k->said_prune++)
+	if (rec_index_prune(k->dir, &n, k->report, k->arg, &err) && !k->said_prune) {
 		rec_keep_say(k, "%s (said once)", err);
+		k->said_prune = 1;
+	}
 	free(err);
 	k->stale = 0;
 }
@@ -272,16 +437,28 @@ void rec_keep_stats(const struct rec_keep *k, struct rec_keep_stats *s)
 
 void rec_keep_free(struct rec_keep *k)
 {
+	struct rec_keep_log *l;
 	size_t i;
 	int qi;
 
 	if (!k)
 		return;
+	/* Each live log is in a queue, or linked from a peer that is. */
 	for (qi = 0; qi < 2; qi++) {
-		for (i = k->q[qi].head; i < k->q[qi].n; i++)
-			free(k->q[qi].l[i].path);
+		for (i = k->q[qi].head; i < k->q[qi].n; i++) {
+			l = k->q[qi].l[i];
+			if (l->peer && !l->peer->in_queue) {
+				free(l->peer->path);
+				free(l->peer);
+			} else if (l->peer) {
+				l->peer->peer = NULL;
+			}
+			free(l->path);
+			free(l);
+		}
 		free(k->q[qi].l);
 	}
+	free(k->hash);
 	free(k->dir);
 	free(k);
 }

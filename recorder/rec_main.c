@@ -164,7 +164,8 @@ static const char *rec_bytes_str(char *buf, size_t len, unsigned long long bytes
 	double v = bytes;
 	int i = -1;
 
-	while (v >= 1024 && i < 3) {
+	/* 1023.96 KiB would print as 1024.0 KiB. */
+	while (v >= 1023.95 && i < 3) {
 		v /= 1024;
 		i++;
 	}
@@ -468,6 +469,12 @@ int rec_cmd_record(int argc, char **argv)
 	table = rec_table_new(dir, host);
 	if (!table)
 		return rec_fail("record", "out of memory");
+	trace = rec_trace_open(buffer_kb, &err);
+	if (!trace) {
+		rec_fail("record", "%s", err ? err : "cannot open tracefs");
+		goto out;
+	}
+	/* Only the recorder that holds the lock (rec_trace_open()) removes. */
 	if (lim.max_bytes || lim.max_age_ns) {
 		keep = rec_keep_open(dir, &lim, rec_keep_report_line, NULL, &err);
 		if (!keep) {
@@ -476,11 +483,6 @@ int rec_cmd_record(int argc, char **argv)
 		}
 		rec_table_keep(table, keep);
 		rec_keep_run(keep, rec_realtime_ns());
-	}
-	trace = rec_trace_open(buffer_kb, &err);
-	if (!trace) {
-		rec_fail("record", "%s", err ? err : "cannot open tracefs");
-		goto out;
 	}
 	/* Before arming: a connection's first events log them. */
 	if (rec_params_push(&params))

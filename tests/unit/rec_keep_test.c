@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rec_index.h"
@@ -27,16 +28,33 @@ static void report(const char *msg, void *arg)
 	said_flagged += !!strstr(msg, "--max-size: no unflagged log left, flagged ones go");
 }
 
-/* Write connection @conn's log into @dir, ended at @end_s; its disk use. */
-static uint64_t put(const char *dir, uint64_t conn, uint64_t end_s, int flagged,
-		    int index)
+/*
+ * Write log @conn into @dir, ended at @end_s, an end of a connection of
+ * its own (10.0.0.1:conn to 10.0.0.2:5201), or with @peer_of, the other
+ * end of log @peer_of's; its disk use.
+ */
+static uint64_t put_end(const char *dir, uint64_t conn, uint64_t end_s, int flagged,
+			int index, uint64_t peer_of)
 {
+	uint64_t c = peer_of ? peer_of : conn;
 	struct deter_log_header h = {
-		.conn = conn, .real_ns = (end_s - 1) * SEC, .duration_ns = SEC,
+		.conn = conn, .real_ns = end_s * SEC - SEC / 2, .duration_ns = SEC / 2,
 		.total_retrans = flagged,
+		.saddr = 0x0a000001, .daddr = 0x0a000002,
+		.sport = 10000 + c, .dport = 5201,
+		.iss = c * 1000, .irs = c * 7777,
 	};
 	char *path = NULL, *err = NULL;
 	struct stat st;
+
+	if (peer_of) {
+		h.saddr = 0x0a000002;
+		h.daddr = 0x0a000001;
+		h.sport = 5201;
+		h.dport = 10000 + c;
+		h.iss = c * 7777;
+		h.irs = c * 1000;
+	}
 
 	UNIT_CHECK(rec_log_write(dir, &h, NULL, 0, NULL, &path, &err) == 0);
 	if (index)
@@ -45,6 +63,12 @@ static uint64_t put(const char *dir, uint64_t conn, uint64_t end_s, int flagged,
 	free(path);
 	free(err);
 	return (uint64_t)st.st_blocks * 512;
+}
+
+static uint64_t put(const char *dir, uint64_t conn, uint64_t end_s, int flagged,
+		    int index)
+{
+	return put_end(dir, conn, end_s, flagged, index, 0);
 }
 
 /* Where rec_log_write() puts connection @conn's log. */
@@ -210,6 +234,128 @@ static void test_max_age(void)
 	rec_keep_stats(k, &st);
 	UNIT_CHECK_EQ(st.logs, 3);
 	rec_keep_free(k);
+
+	/*
+	 * A log without its identity (no start time) ages from when it was
+	 * written, not from 1970: kept 1 s on, gone 10 s on.
+	 */
+	{
+		struct deter_log_header h = { .conn = 9, .duration_ns = SEC };
+		char *path = NULL;
+		struct timespec now;
+
+		UNIT_CHECK(rec_log_write(dir, &h, NULL, 0, NULL, &path, &err) == 0);
+		free(path);
+		clock_gettime(CLOCK_REALTIME, &now);
+		k = rec_keep_open(dir, &lim, report, NULL, &err);
+		UNIT_CHECK(k);
+		if (!k)
+			return;
+		rec_keep_run(k, (now.tv_sec + 1) * SEC);
+		UNIT_CHECK(log_there(dir, 9));
+		rec_keep_run(k, (now.tv_sec + 10) * SEC);
+		UNIT_CHECK(!log_there(dir, 9));
+		rec_keep_free(k);
+	}
+	free(err);
+	rm_dir(dir);
+}
+
+/*
+ * Both ends of a connection in the directory go together; an unflagged
+ * end whose peer is flagged stays as long as its peer.
+ */
+static void test_pairs(void)
+{
+	char dir[] = "/tmp/rec_keep_test.XXXXXX";
+	struct rec_keep_limits lim = { 0 };
+	struct rec_keep_stats st;
+	struct rec_keep *k;
+	uint64_t one;
+	char *err = NULL;
+
+	UNIT_CHECK(mkdtemp(dir));
+	/*
+	 * Connection 1: logs 1 (ended at 10 s) and 11 (12 s), unflagged;
+	 * connection 2: logs 2 (11 s, flagged) and 12 (11 s, not);
+	 * connections 3 and 4: logs 3 and 4 (13 s, 14 s), one end each.
+	 */
+	one = put(dir, 1, 10, 0, 0);
+	put_end(dir, 11, 12, 0, 0, 1);
+	put(dir, 2, 11, 1, 0);
+	put_end(dir, 12, 11, 0, 0, 2);
+	put(dir, 3, 13, 0, 0);
+	put(dir, 4, 14, 0, 0);
+
+	/* Room for all but one log: connection 1's two go. */
+	lim.max_bytes = 5 * one;
+	k = rec_keep_open(dir, &lim, report, NULL, &err);
+	UNIT_CHECK(k);
+	if (!k)
+		return;
+	rec_keep_run(k, 100 * SEC);
+	rec_keep_stats(k, &st);
+	UNIT_CHECK_EQ(st.removed, 2);
+	UNIT_CHECK(!log_there(dir, 1) && !log_there(dir, 11));
+	UNIT_CHECK(log_there(dir, 2) && log_there(dir, 12) && log_there(dir, 3));
+
+	/* Room for 3: log 12 stays with its flagged peer; 3 goes. */
+	rec_keep_free(k);
+	lim.max_bytes = 3 * one;
+	k = rec_keep_open(dir, &lim, report, NULL, &err);
+	UNIT_CHECK(k);
+	if (!k)
+		return;
+	rec_keep_run(k, 100 * SEC);
+	rec_keep_stats(k, &st);
+	UNIT_CHECK_EQ(st.logs, 3);
+	UNIT_CHECK(log_there(dir, 2) && log_there(dir, 12) && !log_there(dir, 3));
+	UNIT_CHECK(log_there(dir, 4));
+
+	/* Room for 1: 4 goes, then connection 2, both ends, said once. */
+	rec_keep_run(k, 100 * SEC);
+	lim.max_bytes = one;
+	said_flagged = 0;
+	rec_keep_free(k);
+	k = rec_keep_open(dir, &lim, report, NULL, &err);
+	UNIT_CHECK(k);
+	if (!k)
+		return;
+	rec_keep_run(k, 100 * SEC);
+	rec_keep_stats(k, &st);
+	UNIT_CHECK_EQ(st.logs, 0);
+	UNIT_CHECK_EQ(st.removed, 3);
+	UNIT_CHECK_EQ(st.removed_flagged, 1);
+	UNIT_CHECK(!log_there(dir, 2) && !log_there(dir, 12));
+	UNIT_CHECK_EQ(said_flagged, 1);
+	rec_keep_free(k);
+
+	/* A peer written later pairs with one kept; freed with both queued. */
+	put(dir, 5, 20, 0, 0);
+	lim.max_bytes = 0;
+	lim.max_age_ns = 5 * SEC;
+	k = rec_keep_open(dir, &lim, report, NULL, &err);
+	UNIT_CHECK(k);
+	if (!k)
+		return;
+	put_end(dir, 15, 21, 1, 0, 5);
+	{
+		struct deter_log_header h = {
+			.conn = 15, .real_ns = 20 * SEC, .duration_ns = SEC,
+			.total_retrans = 1,
+			.saddr = 0x0a000002, .daddr = 0x0a000001, .sport = 5201,
+			.dport = 10005, .iss = 5 * 7777, .irs = 5 * 1000,
+		};
+		char path[256];
+
+		UNIT_CHECK(rec_keep_add(k, log_path(path, sizeof(path), dir, 15), &h) == 0);
+	}
+	/* At 25.5 s log 5 is too old, and goes with its flagged peer. */
+	rec_keep_run(k, 25 * SEC + SEC / 2);
+	rec_keep_stats(k, &st);
+	UNIT_CHECK_EQ(st.removed, 2);
+	UNIT_CHECK(!log_there(dir, 5) && !log_there(dir, 15));
+	rec_keep_free(k);
 	free(err);
 	rm_dir(dir);
 }
@@ -259,6 +405,7 @@ int main(void)
 {
 	UNIT_RUN(test_max_size);
 	UNIT_RUN(test_max_age);
+	UNIT_RUN(test_pairs);
 	UNIT_RUN(test_index_pruned);
 	return unit_done();
 }
