@@ -17,6 +17,9 @@
  * to the file, even one that kept its size and mtime, moves its ctime (a
  * connection's log that was rewritten has a record for each version;
  * the current one's counts).
+ * deter record, removing logs (--max-size, --max-age), prunes the index:
+ * the records of logs still there are copied into a new one, renamed over
+ * it (rec_index_prune()).
  * Every other log in DIR (written by an older deter,
  * copied in, changed since) has its header read from the log itself, and
  * a record whose log is gone lists nothing: a stale, damaged or missing
@@ -26,6 +29,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +118,7 @@ int rec_index_add(const char *path, const struct deter_log_header *h,
 			rec_err(err, "%s: %s", ipath, strerror(errno));
 			goto out;
 		}
-		/* Written anew (rec_index_write()) while we waited: that one. */
+		/* Written anew (deter index, a prune) while we waited: that one. */
 		if (!stat(ipath, &st) && st.st_ino == ist.st_ino && st.st_dev == ist.st_dev)
 			break;
 		close(fd);
@@ -393,12 +397,21 @@ int rec_dir_scan(const char *dir, int flags, struct rec_entry **out, size_t *n,
 	return rec_scan(dir, 1, flags & REC_SCAN_PARTS, out, n, NULL, report, arg, err);
 }
 
-/*
- * Write @dir's index anew: its logs' headers, from the old index where it
- * still speaks for them when @use_index, else read from every log.
+/**
+ * rec_index_rebuild() - write @dir's index anew from its logs' headers
+ * @dir: the directory
+ * @n: set to how many logs it indexes
+ * @report: called for each log that could not be read (left out)
+ * @arg: for @report
+ * @err: the error message
+ *
+ * Written to a temporary file renamed over the old index: a reader sees
+ * the old one or the new one.
+ *
+ * Return: 0, or -1 with *err set.
  */
-static int rec_index_write(const char *dir, int use_index, size_t *n,
-			   rec_scan_report report, void *arg, char **err)
+int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
+		      void *arg, char **err)
 {
 	struct rec_index_hdr ih = { .version = REC_INDEX_VERSION,
 				    .rec_len = sizeof(struct rec_index_rec) };
@@ -425,7 +438,7 @@ static int rec_index_write(const char *dir, int use_index, size_t *n,
 		close(lock);
 		lock = -1;
 	}
-	if (rec_scan(dir, use_index, 0, &e, n, &sts, report, arg, err)) {
+	if (rec_scan(dir, 0, 0, &e, n, &sts, report, arg, err)) {
 		free(tmp);
 		tmp = NULL;
 		goto out;
@@ -485,42 +498,135 @@ out:
 	return ret;
 }
 
-/**
- * rec_index_rebuild() - write @dir's index anew from its logs' headers
- * @dir: the directory
- * @n: set to how many logs it indexes
- * @report: called for each log that could not be read (left out)
- * @arg: for @report
- * @err: the error message
- *
- * Written to a temporary file renamed over the old index: a reader sees
- * the old one or the new one.
- *
- * Return: 0, or -1 with *err set.
+/*
+ * Copy @f's records from offset @from to @to into @out; with @check only
+ * those whose log (DIR/ID.dlog) is still as they name it. Return: 0,
+ * with *kept counting those copied, or -1 with *err set.
  */
-int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
-		      void *arg, char **err)
+static int rec_index_copy(const char *dir, FILE *f, off_t from, off_t to, int check,
+			  FILE *out, size_t *kept, const char *ipath, char **err)
 {
-	return rec_index_write(dir, 0, n, report, arg, err);
+	struct rec_index_rec r;
+	struct stat st;
+	char path[PATH_MAX];
+
+	if (fseeko(f, from, SEEK_SET))
+		return rec_err(err, "%s: %s", ipath, strerror(errno));
+	for (; from + (off_t)sizeof(r) <= to; from += sizeof(r)) {
+		if (fread(&r, sizeof(r), 1, f) != 1)
+			return rec_err(err, "%s:%lld: %s", ipath, (long long)from,
+				       ferror(f) ? strerror(errno) : "truncated record");
+		if (check) {
+			snprintf(path, sizeof(path), "%s/%016llx.dlog", dir,
+				 (unsigned long long)r.h.conn);
+			if (stat(path, &st) || r.size != (uint64_t)st.st_size ||
+			    r.ino != st.st_ino ||
+			    r.mtime_ns != rec_index_ns(&st.st_mtim) ||
+			    r.ctime_ns != rec_index_ns(&st.st_ctim))
+				continue;
+		}
+		if (fwrite(&r, sizeof(r), 1, out) != 1)
+			return rec_err(err, "%s: %s", ipath, strerror(errno));
+		(*kept)++;
+	}
+	return 0;
 }
 
 /**
  * rec_index_prune() - write @dir's index anew without the logs gone
  * @dir: the directory
- * @n: set to how many logs it indexes
- * @report: called for each log that could not be read (left out)
- * @arg: for @report
+ * @kept: set to how many records it keeps
  * @err: the error message
  *
- * As rec_index_rebuild(), but a log the old index speaks for is not
- * read: the records of the logs left are kept, those of logs removed go.
+ * The records that still speak for their logs (named DIR/ID.dlog, with
+ * the size, times and inode they say) are copied one by one into a new
+ * index; no log is read, and the directory is not listed. The old index
+ * is locked only at the end, to copy what was appended meanwhile
+ * (rec_index_add()) and rename the new one over it: deter record can
+ * prune from a thread of its own while it goes on appending.
  *
- * Return: 0, or -1 with *err set.
+ * Return: 0 (also with no index), or -1 with *err set.
  */
-int rec_index_prune(const char *dir, size_t *n, rec_scan_report report,
-		    void *arg, char **err)
+int rec_index_prune(const char *dir, size_t *kept, char **err)
 {
-	return rec_index_write(dir, 1, n, report, arg, err);
+	struct rec_index_hdr ih;
+	char *ipath = NULL, *tmp = NULL;
+	FILE *f = NULL, *out = NULL;
+	struct stat st;
+	size_t got;
+	off_t end;
+	int fd, ret = -1;
+
+	*kept = 0;
+	if (asprintf(&ipath, "%s/%s", dir, REC_INDEX_NAME) < 0) {
+		ipath = NULL;
+		rec_err(err, "out of memory");
+		goto out;
+	}
+	f = fopen(ipath, "rb");
+	if (!f) {
+		ret = errno == ENOENT ? 0 : rec_err(err, "%s: %s", ipath, strerror(errno));
+		goto out;
+	}
+	got = fread(&ih, 1, sizeof(ih), f);
+	if (fstat(fileno(f), &st)) {
+		rec_err(err, "%s: %s", ipath, strerror(errno));
+		goto out;
+	}
+	if (!st.st_size) {	/* created, not written yet */
+		ret = 0;
+		goto out;
+	}
+	if (got < sizeof(ih) || !rec_index_hdr_ok(&ih)) {
+		rec_err(err, "%s:0: %s; left as it is (deter index writes it anew)", ipath,
+			rec_index_hdr_why(&ih, got));
+		goto out;
+	}
+	end = st.st_size;
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, REC_INDEX_NAME) < 0) {
+		tmp = NULL;
+		rec_err(err, "out of memory");
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	out = fdopen(fd, "wb");
+	if (!out || fchmod(fd, 0600)) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		if (!out)
+			close(fd);
+		goto out_unlink;
+	}
+	if (fwrite(&ih, sizeof(ih), 1, out) != 1 ||
+	    rec_index_copy(dir, f, sizeof(ih), end, 1, out, kept, ipath, err))
+		goto out_unlink;
+	/* What was appended since, under the lock, then the new one in place. */
+	if (flock(fileno(f), LOCK_EX) || fstat(fileno(f), &st) ||
+	    rec_index_copy(dir, f, end, st.st_size, 0, out, kept, ipath, err))
+		goto out_unlink;
+	if (fflush(out) || fsync(fileno(out))) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	if (rename(tmp, ipath)) {
+		rec_err(err, "%s: %s", ipath, strerror(errno));
+		goto out_unlink;
+	}
+	ret = 0;
+	goto out;
+out_unlink:
+	unlink(tmp);
+out:
+	if (out)
+		fclose(out);
+	if (f)
+		fclose(f);	/* and the lock */
+	free(tmp);
+	free(ipath);
+	return ret;
 }
 
 /** rec_index_records() - how many records @dir's index holds (0: none) */

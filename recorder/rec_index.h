@@ -48,8 +48,7 @@ int rec_index_add(const char *path, const struct deter_log_header *h,
 		  char **err);
 int rec_index_rebuild(const char *dir, size_t *n, rec_scan_report report,
 		      void *arg, char **err);
-int rec_index_prune(const char *dir, size_t *n, rec_scan_report report,
-		    void *arg, char **err);
+int rec_index_prune(const char *dir, size_t *kept, char **err);
 size_t rec_index_records(const char *dir);
 /* rec_dir_scan() also lists the part files of logs being written. */
 #define REC_SCAN_PARTS 1

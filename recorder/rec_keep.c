@@ -25,11 +25,13 @@
  *
  * Logs are kept in two queues, unflagged and flagged, each oldest first,
  * so a removal is O(1); a log is paired with its peer through a hash of
- * the logs whose peer has not come (yet). The directory's index keeps a record for every
- * log it ever had (rec_index.c); once as many logs were removed as are
- * kept, it is written anew from the records of the logs left.
+ * the logs whose peer has not come (yet). The directory's index keeps a
+ * record for every log it ever had (rec_index.c); once as many logs were
+ * removed as are kept, a thread writes it anew from the records of the
+ * logs left (rec_index_prune()), so that draining never waits for it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,10 @@
 
 /* The index is written anew after at least this many removals. */
 #define REC_KEEP_PRUNE_MIN 64
+
+/* struct rec_keep's pruning: not, in a thread, or in the caller. */
+#define REC_KEEP_PRUNE_THREAD 1
+#define REC_KEEP_PRUNE_HERE 2
 
 /*
  * One log. A queue slot holds it (in_queue) until it is popped; a log
@@ -75,6 +81,10 @@ struct rec_keep {
 	size_t nunpaired;
 	struct rec_keep_stats st;
 	uint64_t stale;			/* removed since the index was pruned */
+	pthread_t prune;		/* rec_index_prune(), while pruning */
+	int pruning;			/* REC_KEEP_PRUNE_*, or 0 */
+	int pruned;			/* the thread is done (atomic) */
+	char *prune_err;		/* and what it said */
 	int said_flagged;
 	int said_prune;
 	rec_scan_report report;
@@ -392,11 +402,40 @@ static uint64_t rec_keep_head_end(const struct rec_keep_queue *q)
  * left, the oldest flagged one. Writes the index anew once as many logs
  * went as are left.
  */
+/*
+ * The index is pruned in a thread of its own (it stats a file per record:
+ * seconds for a million logs), while deter record goes on draining.
+ */
+static void *rec_keep_prune_main(void *arg)
+{
+	struct rec_keep *k = arg;
+	size_t n;
+
+	if (rec_index_prune(k->dir, &n, &k->prune_err) && !k->prune_err)
+		k->prune_err = strdup("pruning the index: out of memory");
+	__atomic_store_n(&k->pruned, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Wait for the prune to end, and say what went wrong, once. */
+static void rec_keep_prune_join(struct rec_keep *k)
+{
+	if (!k->pruning)
+		return;
+	if (k->pruning == REC_KEEP_PRUNE_THREAD)
+		pthread_join(k->prune, NULL);
+	k->pruning = 0;
+	if (k->prune_err && !k->said_prune) {
+		rec_keep_say(k, "%s (said once)", k->prune_err);
+		k->said_prune = 1;
+	}
+	free(k->prune_err);
+	k->prune_err = NULL;
+}
+
 void rec_keep_run(struct rec_keep *k, uint64_t now_ns)
 {
 	struct rec_keep_queue *q;
-	char *err = NULL;
-	size_t n;
 	int qi;
 
 	if (k->lim.max_age_ns && now_ns > k->lim.max_age_ns) {
@@ -419,14 +458,20 @@ void rec_keep_run(struct rec_keep *k, uint64_t now_ns)
 		}
 		rec_keep_pop(k, 1, 1);
 	}
-	if (k->stale < REC_KEEP_PRUNE_MIN || k->stale < k->st.logs)
+	if (k->pruning && __atomic_load_n(&k->pruned, __ATOMIC_ACQUIRE))
+		rec_keep_prune_join(k);
+	if (k->pruning || k->stale < REC_KEEP_PRUNE_MIN || k->stale < k->st.logs)
 		return;
-	if (rec_index_prune(k->dir, &n, k->report, k->arg, &err) && !k->said_prune) {
-		rec_keep_say(k, "%s (said once)", err);
-		k->said_prune = 1;
-	}
-	free(err);
 	k->stale = 0;
+	k->pruned = 0;
+	if (!pthread_create(&k->prune, NULL, rec_keep_prune_main, k)) {
+		k->pruning = REC_KEEP_PRUNE_THREAD;
+		return;
+	}
+	/* No thread: here, then. */
+	rec_keep_prune_main(k);
+	k->pruning = REC_KEEP_PRUNE_HERE;
+	rec_keep_prune_join(k);
 }
 
 /** rec_keep_stats() - what rec_keep_run() removed, and what is left */
@@ -443,6 +488,7 @@ void rec_keep_free(struct rec_keep *k)
 
 	if (!k)
 		return;
+	rec_keep_prune_join(k);
 	/* Each live log is in a queue, or linked from a peer that is. */
 	for (qi = 0; qi < 2; qi++) {
 		for (i = k->q[qi].head; i < k->q[qi].n; i++) {

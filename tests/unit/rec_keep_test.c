@@ -6,6 +6,8 @@
  * that are not logs, and part files, stay; the index is written anew
  * without the logs removed.
  */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -380,12 +382,12 @@ static void test_index_pruned(void)
 	if (!k)
 		return;
 	rec_keep_run(k, 80 * SEC);
+	rec_keep_free(k);	/* waits for the prune's thread */
 	UNIT_CHECK_EQ(rec_index_records(dir), 11);
 	UNIT_CHECK(rec_dir_scan(dir, 0, &e, &n, report, NULL, &err) == 0);
 	UNIT_CHECK_EQ(n, 11);
 	UNIT_CHECK(n && e[0].h.conn == 70);
 	rec_entries_free(e, n);
-	rec_keep_free(k);
 
 	/* Fewer removals than logs left: the index stays as it was. */
 	for (c = 81; c <= 90; c++)
@@ -395,8 +397,74 @@ static void test_index_pruned(void)
 	if (!k)
 		return;
 	rec_keep_run(k, 85 * SEC);
-	UNIT_CHECK_EQ(rec_index_records(dir), 21);
 	rec_keep_free(k);
+	UNIT_CHECK_EQ(rec_index_records(dir), 21);
+	free(err);
+	rm_dir(dir);
+}
+
+struct adder {
+	const char *path;
+	struct deter_log_header h;
+	int n;
+	int done;
+};
+
+static void *add_records(void *arg)
+{
+	struct adder *a = arg;
+	char *err = NULL;
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		if (rec_index_add(a->path, &a->h, &err))
+			break;
+	free(err);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * rec_index_prune() keeps the records of logs as they are, drops those of
+ * logs removed or changed, and loses none appended while it runs.
+ */
+static void test_prune(void)
+{
+	struct deter_log_header h = { .conn = 1 };
+	char dir[] = "/tmp/rec_keep_test.XXXXXX", path[256], *err = NULL;
+	struct adder a = { .n = 2000 };
+	struct timespec t[2] = { { 0, 0 }, { 0, 0 } };
+	pthread_t th;
+	size_t kept, rounds = 0;
+	uint64_t c;
+
+	UNIT_CHECK(mkdtemp(dir));
+	for (c = 1; c <= 300; c++)
+		put(dir, c, 10, 0, 1);
+	UNIT_CHECK(unlink(log_path(path, sizeof(path), dir, 2)) == 0);
+	UNIT_CHECK(utimensat(AT_FDCWD, log_path(path, sizeof(path), dir, 3), t, 0) == 0);
+	UNIT_CHECK(rec_index_prune(dir, &kept, &err) == 0);
+	UNIT_CHECK_EQ(kept, 298);
+	UNIT_CHECK_EQ(rec_index_records(dir), 298);
+
+	/* Prune over and over while another thread appends 2000 records. */
+	a.path = log_path(path, sizeof(path), dir, 1);
+	a.h = h;
+	UNIT_CHECK(pthread_create(&th, NULL, add_records, &a) == 0);
+	while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE)) {
+		UNIT_CHECK(rec_index_prune(dir, &kept, &err) == 0);
+		rounds++;
+	}
+	pthread_join(th, NULL);
+	UNIT_CHECK(rec_index_prune(dir, &kept, &err) == 0);
+	UNIT_CHECK_EQ(rec_index_records(dir), 298 + 2000);
+	printf("# %zu prunes while 2000 records were appended\n", rounds);
+
+	/* No index: nothing to do. */
+	snprintf(path, sizeof(path), "%s/index", dir);
+	UNIT_CHECK(unlink(path) == 0);
+	UNIT_CHECK(rec_index_prune(dir, &kept, &err) == 0);
+	UNIT_CHECK_EQ(kept, 0);
 	free(err);
 	rm_dir(dir);
 }
@@ -407,5 +475,6 @@ int main(void)
 	UNIT_RUN(test_max_age);
 	UNIT_RUN(test_pairs);
 	UNIT_RUN(test_index_pruned);
+	UNIT_RUN(test_prune);
 	return unit_done();
 }
