@@ -552,7 +552,7 @@ int rec_index_prune(const char *dir, size_t *kept, char **err)
 	struct rec_index_hdr ih;
 	char *ipath = NULL, *tmp = NULL;
 	FILE *f = NULL, *out = NULL;
-	struct stat st;
+	struct stat st, now;
 	size_t got;
 	off_t end;
 	int fd, ret = -1;
@@ -582,7 +582,9 @@ int rec_index_prune(const char *dir, size_t *kept, char **err)
 			rec_index_hdr_why(&ih, got));
 		goto out;
 	}
-	end = st.st_size;
+	/* Whole records: a killed writer's half one is cut by the next. */
+	end = sizeof(ih) + (st.st_size - sizeof(ih)) / sizeof(struct rec_index_rec) *
+			   sizeof(struct rec_index_rec);
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, REC_INDEX_NAME) < 0) {
 		tmp = NULL;
 		rec_err(err, "out of memory");
@@ -600,12 +602,23 @@ int rec_index_prune(const char *dir, size_t *kept, char **err)
 			close(fd);
 		goto out_unlink;
 	}
-	if (fwrite(&ih, sizeof(ih), 1, out) != 1 ||
-	    rec_index_copy(dir, f, sizeof(ih), end, 1, out, kept, ipath, err))
+	if (fwrite(&ih, sizeof(ih), 1, out) != 1) {
+		rec_err(err, "%s: %s", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	if (rec_index_copy(dir, f, sizeof(ih), end, 1, out, kept, ipath, err))
 		goto out_unlink;
 	/* What was appended since, under the lock, then the new one in place. */
-	if (flock(fileno(f), LOCK_EX) || fstat(fileno(f), &st) ||
-	    rec_index_copy(dir, f, end, st.st_size, 0, out, kept, ipath, err))
+	if (flock(fileno(f), LOCK_EX) || fstat(fileno(f), &st) || stat(ipath, &now)) {
+		rec_err(err, "%s: %s", ipath, strerror(errno));
+		goto out_unlink;
+	}
+	/* deter index wrote it anew meanwhile: that one stands. */
+	if (now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
+		ret = 0;
+		goto out_unlink;
+	}
+	if (rec_index_copy(dir, f, end, st.st_size, 0, out, kept, ipath, err))
 		goto out_unlink;
 	if (fflush(out) || fsync(fileno(out))) {
 		rec_err(err, "%s: %s", tmp, strerror(errno));

@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ struct rec_keep_log {
 	uint16_t sport, dport;
 	uint8_t flagged;
 	uint8_t in_queue;
+	uint8_t active;		/* this end called connect() */
 };
 
 /* Logs oldest first, in l[head] to l[n - 1]. */
@@ -161,7 +163,7 @@ static int rec_keep_is_peer(const struct rec_keep_log *a, const struct rec_keep_
 {
 	return a->saddr == b->daddr && a->daddr == b->saddr &&
 	       a->sport == b->dport && a->dport == b->sport &&
-	       a->iss == b->irs && a->irs == b->iss;
+	       a->iss == b->irs && a->irs == b->iss && a->active != b->active;
 }
 
 static int rec_keep_hash_grow(struct rec_keep *k)
@@ -184,11 +186,17 @@ static int rec_keep_hash_grow(struct rec_keep *k)
 	return 0;
 }
 
-/* Take @l's peer out of the hash if it is there, else put @l in. */
-static int rec_keep_pair(struct rec_keep *k, struct rec_keep_log *l)
+/*
+ * Take @l's peer out of the hash if it is there, else put @l in. A log
+ * without its identity (all zero) has no peer.
+ */
+static int rec_keep_pair(struct rec_keep *k, struct rec_keep_log *l,
+			 const struct deter_log_header *h)
 {
 	struct rec_keep_log **pp;
 
+	if (h->status & DETER_LOG_NO_IDENTITY || !h->real_ns)
+		return 0;
 	if (k->nunpaired >= k->nhash && rec_keep_hash_grow(k))
 		return -1;
 	for (pp = &k->hash[rec_keep_hash(l) & (k->nhash - 1)]; *pp; pp = &(*pp)->next)
@@ -206,7 +214,7 @@ static int rec_keep_pair(struct rec_keep *k, struct rec_keep_log *l)
 	return 0;
 }
 
-/* Take @l, removed, out of the hash of logs without a peer. */
+/* Take @l, removed, out of the hash of logs without a peer, if there. */
 static void rec_keep_unhash(struct rec_keep *k, struct rec_keep_log *l)
 {
 	struct rec_keep_log **pp;
@@ -236,9 +244,10 @@ static int rec_keep_insert(struct rec_keep *k, const char *path,
 		.saddr = h->saddr, .daddr = h->daddr, .sport = h->sport,
 		.dport = h->dport, .iss = h->iss, .irs = h->irs,
 		.flagged = rec_log_flagged(h),
+		.active = !!(h->flags & DETER_CONN_ACTIVE),
 	};
 	l->path = strdup(path);
-	if (!l->path || rec_keep_pair(k, l)) {
+	if (!l->path || rec_keep_pair(k, l, h)) {
 		free(l->path);
 		free(l);
 		return -1;
@@ -374,8 +383,16 @@ static int rec_keep_pop(struct rec_keep *k, int qi, int hold)
 		return 1;
 	}
 	peer = l->peer;
-	if (hold && !qi && peer && peer->path && peer->flagged)
-		return 1;	/* held by its peer's link */
+	if (hold && !qi && peer && peer->path && peer->flagged) {
+		/*
+		 * Held by its peer's link: the pair ages by its earlier end
+		 * (the two are microseconds to milliseconds apart, so the
+		 * flagged queue stays as good as in order).
+		 */
+		if (l->end_ns < peer->end_ns)
+			peer->end_ns = l->end_ns;
+		return 1;
+	}
 	rec_keep_unlink(k, l);
 	if (peer && peer->path)
 		rec_keep_unlink(k, peer);
@@ -392,16 +409,6 @@ static uint64_t rec_keep_head_end(const struct rec_keep_queue *q)
 	return q->l[q->head]->end_ns;
 }
 
-/**
- * rec_keep_run() - remove the logs the limits no longer allow
- * @k: the directory's logs
- * @now_ns: the time, CLOCK_REALTIME
- *
- * First every log older than the age limit, then, while the logs take
- * more than the size limit, the oldest unflagged one, or, with none
- * left, the oldest flagged one. Writes the index anew once as many logs
- * went as are left.
- */
 /*
  * The index is pruned in a thread of its own (it stats a file per record:
  * seconds for a million logs), while deter record goes on draining.
@@ -433,7 +440,8 @@ static void rec_keep_prune_join(struct rec_keep *k)
 	k->prune_err = NULL;
 }
 
-void rec_keep_run(struct rec_keep *k, uint64_t now_ns)
+/* Remove what the limits no longer allow. */
+static void rec_keep_remove_over(struct rec_keep *k, uint64_t now_ns)
 {
 	struct rec_keep_queue *q;
 	int qi;
@@ -458,19 +466,56 @@ void rec_keep_run(struct rec_keep *k, uint64_t now_ns)
 		}
 		rec_keep_pop(k, 1, 1);
 	}
+}
+
+/**
+ * rec_keep_run() - remove the logs the limits no longer allow
+ * @k: the directory's logs
+ * @now_ns: the time, CLOCK_REALTIME
+ *
+ * First every log older than the age limit, then, while the logs take
+ * more than the size limit, the oldest unflagged one, or, with none
+ * left, the oldest flagged one. Starts writing the index anew once as
+ * many logs went as are left.
+ */
+void rec_keep_run(struct rec_keep *k, uint64_t now_ns)
+{
+	sigset_t all, old;
+	int made;
+
+	rec_keep_remove_over(k, now_ns);
 	if (k->pruning && __atomic_load_n(&k->pruned, __ATOMIC_ACQUIRE))
 		rec_keep_prune_join(k);
 	if (k->pruning || k->stale < REC_KEEP_PRUNE_MIN || k->stale < k->st.logs)
 		return;
 	k->stale = 0;
 	k->pruned = 0;
-	if (!pthread_create(&k->prune, NULL, rec_keep_prune_main, k)) {
+	/* Signals are the recorder's (sigtimedwait()), never the thread's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	made = !pthread_create(&k->prune, NULL, rec_keep_prune_main, k);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (made) {
 		k->pruning = REC_KEEP_PRUNE_THREAD;
 		return;
 	}
 	/* No thread: here, then. */
 	rec_keep_prune_main(k);
 	k->pruning = REC_KEEP_PRUNE_HERE;
+	rec_keep_prune_join(k);
+}
+
+/**
+ * rec_keep_stop() - the last removals, when recording stops
+ * @k: the directory's logs
+ * @now_ns: the time, CLOCK_REALTIME
+ *
+ * As rec_keep_run(), but a prune of the index is not started (a running
+ * one is waited for): the next deter record in the directory does it.
+ */
+void rec_keep_stop(struct rec_keep *k, uint64_t now_ns)
+{
+	rec_keep_remove_over(k, now_ns);
 	rec_keep_prune_join(k);
 }
 

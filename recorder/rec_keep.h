@@ -33,6 +33,7 @@ struct rec_keep *rec_keep_open(const char *dir, const struct rec_keep_limits *li
 int rec_keep_add(struct rec_keep *k, const char *path,
 		 const struct deter_log_header *h);
 void rec_keep_run(struct rec_keep *k, uint64_t now_ns);
+void rec_keep_stop(struct rec_keep *k, uint64_t now_ns);
 void rec_keep_stats(const struct rec_keep *k, struct rec_keep_stats *s);
 void rec_keep_free(struct rec_keep *k);
 

@@ -551,7 +551,7 @@ int rec_cmd_record(int argc, char **argv)
 		struct rec_keep_stats ks;
 		char rb[32], kb[32];
 
-		rec_keep_run(keep, rec_realtime_ns());
+		rec_keep_stop(keep, rec_realtime_ns());
 		rec_keep_stats(keep, &ks);
 		fprintf(stderr,
 			"deter: %llu log%s removed (%s, %llu flagged) by%s%s%s%s%s; %s keeps %llu log%s, %s on disk\n",

@@ -44,12 +44,13 @@ static uint64_t put_end(const char *dir, uint64_t conn, uint64_t end_s, int flag
 		.total_retrans = flagged,
 		.saddr = 0x0a000001, .daddr = 0x0a000002,
 		.sport = 10000 + c, .dport = 5201,
-		.iss = c * 1000, .irs = c * 7777,
+		.iss = c * 1000, .irs = c * 7777, .flags = DETER_CONN_ACTIVE,
 	};
 	char *path = NULL, *err = NULL;
 	struct stat st;
 
 	if (peer_of) {
+		h.flags = 0;
 		h.saddr = 0x0a000002;
 		h.daddr = 0x0a000001;
 		h.sport = 5201;
@@ -258,6 +259,28 @@ static void test_max_age(void)
 		rec_keep_run(k, (now.tv_sec + 10) * SEC);
 		UNIT_CHECK(!log_there(dir, 9));
 		rec_keep_free(k);
+
+		/* Two such logs are not a pair: the old one goes alone. */
+		h.conn = 19;
+		UNIT_CHECK(rec_log_write(dir, &h, NULL, 0, NULL, &path, &err) == 0);
+		{
+			struct timespec t[2] = { { now.tv_sec - 3600, 0 },
+						 { now.tv_sec - 3600, 0 } };
+
+			UNIT_CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
+		}
+		free(path);
+		h.conn = 29;
+		h.flags = DETER_CONN_ACTIVE;	/* as if the other end */
+		UNIT_CHECK(rec_log_write(dir, &h, NULL, 0, NULL, &path, &err) == 0);
+		free(path);
+		k = rec_keep_open(dir, &lim, report, NULL, &err);
+		UNIT_CHECK(k);
+		if (!k)
+			return;
+		rec_keep_run(k, (now.tv_sec + 1) * SEC);
+		UNIT_CHECK(!log_there(dir, 19) && log_there(dir, 29));
+		rec_keep_free(k);
 	}
 	free(err);
 	rm_dir(dir);
@@ -330,6 +353,26 @@ static void test_pairs(void)
 	UNIT_CHECK_EQ(st.removed_flagged, 1);
 	UNIT_CHECK(!log_there(dir, 2) && !log_there(dir, 12));
 	UNIT_CHECK_EQ(said_flagged, 1);
+	rec_keep_free(k);
+
+	/*
+	 * Held, then aged: log 6 (ended at 30 s) is held by its flagged peer
+	 * 16 (31 s) while log 7 (32 s) goes for room; at 130.5 s, with a
+	 * 100 s age limit, the pair goes by its earlier end.
+	 */
+	put(dir, 6, 30, 0, 0);
+	put_end(dir, 16, 31, 1, 0, 6);
+	put(dir, 7, 32, 0, 0);
+	lim.max_bytes = 2 * one;
+	lim.max_age_ns = 100 * SEC;
+	k = rec_keep_open(dir, &lim, report, NULL, &err);
+	UNIT_CHECK(k);
+	if (!k)
+		return;
+	rec_keep_run(k, 33 * SEC);
+	UNIT_CHECK(log_there(dir, 6) && log_there(dir, 16) && !log_there(dir, 7));
+	rec_keep_run(k, 130 * SEC + SEC / 2);
+	UNIT_CHECK(!log_there(dir, 6) && !log_there(dir, 16));
 	rec_keep_free(k);
 
 	/* A peer written later pairs with one kept; freed with both queued. */
@@ -459,6 +502,24 @@ static void test_prune(void)
 	UNIT_CHECK(rec_index_prune(dir, &kept, &err) == 0);
 	UNIT_CHECK_EQ(rec_index_records(dir), 298 + 2000);
 	printf("# %zu prunes while 2000 records were appended\n", rounds);
+
+	/* A half record a killed writer left at the end is not copied. */
+	snprintf(path, sizeof(path), "%s/index", dir);
+	{
+		FILE *f = fopen(path, "ab");
+		struct stat st;
+
+		UNIT_CHECK(f);
+		if (f) {
+			fwrite("half a record", 13, 1, f);
+			fclose(f);
+		}
+		UNIT_CHECK(rec_index_prune(dir, &kept, &err) == 0);
+		UNIT_CHECK_EQ(kept, 298 + 2000);
+		UNIT_CHECK(stat(path, &st) == 0);
+		UNIT_CHECK_EQ((st.st_size - sizeof(struct rec_index_hdr)) %
+			      sizeof(struct rec_index_rec), 0);
+	}
 
 	/* No index: nothing to do. */
 	snprintf(path, sizeof(path), "%s/index", dir);
