@@ -44,7 +44,7 @@
 #include "rec_log.h"
 
 /* The index is written anew after at least this many removals. */
-#define REC_KEEP_PRUNE_MIN 64
+size_t rec_keep_prune_min = 64;
 
 /* struct rec_keep's pruning: not, in a thread, or in the caller. */
 #define REC_KEEP_PRUNE_THREAD 1
@@ -486,7 +486,7 @@ void rec_keep_run(struct rec_keep *k, uint64_t now_ns)
 	rec_keep_remove_over(k, now_ns);
 	if (k->pruning && __atomic_load_n(&k->pruned, __ATOMIC_ACQUIRE))
 		rec_keep_prune_join(k);
-	if (k->pruning || k->stale < REC_KEEP_PRUNE_MIN || k->stale < k->st.logs)
+	if (k->pruning || k->stale < rec_keep_prune_min || k->stale < k->st.logs)
 		return;
 	k->stale = 0;
 	k->pruned = 0;

@@ -14,6 +14,9 @@
 
 struct rec_keep;
 
+/* Removals before the index is pruned (tests: DETER_RECORD_PRUNE_MIN). */
+extern size_t rec_keep_prune_min;
+
 struct rec_keep_limits {
 	uint64_t max_bytes;	/* the logs' disk use, bytes; 0: no limit */
 	uint64_t max_age_ns;	/* since a connection ended; 0: no limit */

@@ -456,7 +456,8 @@ int rec_cmd_record(int argc, char **argv)
 	if (rec_env_size("DETER_RECORD_CHUNK_EVENTS", &rec_conn_chunk_events) ||
 	    rec_env_size("DETER_RECORD_CHUNK_BYTES", &rec_log_chunk_bytes) ||
 	    rec_env_size("DETER_RECORD_SPILL_BYTES", &rec_log_spill_bytes) ||
-	    rec_env_size("DETER_RECORD_LOG_EVENTS", &rec_log_max_events))
+	    rec_env_size("DETER_RECORD_LOG_EVENTS", &rec_log_max_events) ||
+	    rec_env_size("DETER_RECORD_PRUNE_MIN", &rec_keep_prune_min))
 		return 2;
 
 	if (access(REC_CONTROL, F_OK))

@@ -18,7 +18,8 @@
 # each (a connection's two logs go together); deter record's
 # closing line counts what it removed and kept, as the directory has
 # them; deter ls never failed while logs went, and lists with or
-# without the index alike.
+# without the index alike; the index was pruned while recording (after
+# every 4 removals here) to fewer records than logs written.
 # Part 2: deter record --max-age 5 started in that directory 6 s later
 # removes every log there, flagged ones too, and keeps the one
 # connection made during it.
@@ -64,7 +65,9 @@ client_port() {
 
 # ----- Part 1: --max-size
 capture_start "$SW" s0 syns 'tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn' || exit $ksft_fail
-"$DETER" record -o "$LOGS" --port 5201 --port 5202 --max-size $BUDGET 2> "$TB_TMP/record.err" &
+# The index is pruned after 4 removals here (64 by default).
+DETER_RECORD_PRUNE_MIN=4 "$DETER" record -o "$LOGS" --port 5201 --port 5202 --max-size $BUDGET \
+	2> "$TB_TMP/record.err" &
 rec=$!
 sleep 1
 (
@@ -143,11 +146,19 @@ log_test $CHECK_RC "record_keep: the unflagged logs left are the newest connecti
 
 CHECK_RC=0
 check_err $lsrc "deter ls failed while logs were removed: $(cat "$TB_TMP/ls.fail")"
+# Pruned while recording: fewer records than the 32 logs written, one
+# for each log left at least (a record's size from deter index's anew).
+cp -a "$LOGS" "$TB_TMP/logs.copy"
+"$DETER" index -d "$TB_TMP/logs.copy" > /dev/null 2>&1
+rec_len=$(( ($(stat -c %s "$TB_TMP/logs.copy/index") - 16) / kept ))
+records=$(( ($(stat -c %s "$LOGS/index") - 16) / rec_len ))
+[ "$records" -ge "$kept" ] && [ "$records" -lt 32 ]
+check_err $? "the index holds $records records for $kept logs left of 32"
 mv "$LOGS/index" "$TB_TMP/index"
 "$DETER" ls -d "$LOGS" --json | diff - "$TB_TMP/ls.json" > /dev/null
 check_err $? "deter ls without the index lists otherwise"
 mv "$TB_TMP/index" "$LOGS/index"
-log_test $CHECK_RC "record_keep: deter ls never failed while logs went ($(cat "$TB_TMP/ls.count" 2>/dev/null)), and the index agrees"
+log_test $CHECK_RC "record_keep: deter ls never failed while logs went ($(cat "$TB_TMP/ls.count" 2>/dev/null)); the index, pruned to $records records, agrees"
 
 # ----- Part 2: --max-age
 sleep 6
