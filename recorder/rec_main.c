@@ -316,7 +316,8 @@ void rec_usage_record(FILE *f)
 		"                       ago (seconds, or s, m, h, d), flagged ones too\n"
 		"\n"
 		"With --max-size or --max-age, every log in DIR counts and may be removed,\n"
-		"whoever wrote it, from the start; part files of open connections do not.\n",
+		"whoever wrote it, from the start; part files of open connections do not.\n"
+		"Both ends of a connection recorded into DIR go together.\n",
 		REC_DEFAULT_DIR, REC_BUFFER_KB);
 }
 

@@ -173,7 +173,7 @@ B=106fbda500000006
 	done
 	run "$DETER" record --help
 	assert_status 0
-	[[ "$output" == *"-s, --max-size SIZE"*"flagged ones (deter ls"*"-a, --max-age AGE"*"every log in DIR counts and may be removed"* ]]
+	[[ "$output" == *"-s, --max-size SIZE"*"flagged ones (deter ls"*"-a, --max-age AGE"*"every log in DIR counts and may be removed"*"Both ends of a connection recorded into DIR go together."* ]]
 }
 
 @test "deter record rejects a bad port" {
