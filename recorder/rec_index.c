@@ -54,6 +54,14 @@ static void rec_index_stamp(struct rec_index_rec *r, const struct stat *st)
 	r->ino = st->st_ino;
 }
 
+/* Whether @r was written for the file @st describes (rec_index_stamp()). */
+static int rec_index_stamp_ok(const struct rec_index_rec *r, const struct stat *st)
+{
+	return r->size == (uint64_t)st->st_size && r->ino == st->st_ino &&
+	       r->mtime_ns == rec_index_ns(&st->st_mtim) &&
+	       r->ctime_ns == rec_index_ns(&st->st_ctim);
+}
+
 /* DIR/index for the directory of @path (a log), malloc'd. */
 static char *rec_index_path_of(const char *path)
 {
@@ -235,9 +243,7 @@ done:
 static int rec_index_rec_ok(const struct rec_index_rec *r, const char *path,
 			    const struct stat *st)
 {
-	return r->size == (uint64_t)st->st_size &&
-	       r->mtime_ns == rec_index_ns(&st->st_mtim) &&
-	       r->ctime_ns == rec_index_ns(&st->st_ctim) && r->ino == st->st_ino &&
+	return rec_index_stamp_ok(r, st) &&
 	       !rec_log_check_header(path, &r->h, st->st_size, NULL);
 }
 
@@ -519,10 +525,7 @@ static int rec_index_copy(const char *dir, FILE *f, off_t from, off_t to, int ch
 		if (check) {
 			snprintf(path, sizeof(path), "%s/%016llx.dlog", dir,
 				 (unsigned long long)r.h.conn);
-			if (stat(path, &st) || r.size != (uint64_t)st.st_size ||
-			    r.ino != st.st_ino ||
-			    r.mtime_ns != rec_index_ns(&st.st_mtim) ||
-			    r.ctime_ns != rec_index_ns(&st.st_ctim))
+			if (stat(path, &st) || !rec_index_stamp_ok(&r, &st))
 				continue;
 		}
 		if (fwrite(&r, sizeof(r), 1, out) != 1)

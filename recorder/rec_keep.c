@@ -169,7 +169,7 @@ static int rec_keep_is_peer(const struct rec_keep_log *a, const struct rec_keep_
 static int rec_keep_hash_grow(struct rec_keep *k)
 {
 	size_t n = k->nhash ? k->nhash * 2 : 256, i;
-	struct rec_keep_log **nh, *l, *next;
+	struct rec_keep_log **nh, **b, *l, *next;
 
 	nh = calloc(n, sizeof(*nh));
 	if (!nh)
@@ -177,8 +177,9 @@ static int rec_keep_hash_grow(struct rec_keep *k)
 	for (i = 0; i < k->nhash; i++)
 		for (l = k->hash[i]; l; l = next) {
 			next = l->next;
-			l->next = nh[rec_keep_hash(l) & (n - 1)];
-			nh[rec_keep_hash(l) & (n - 1)] = l;
+			b = &nh[rec_keep_hash(l) & (n - 1)];
+			l->next = *b;
+			*b = l;
 		}
 	free(k->hash);
 	k->hash = nh;
@@ -193,13 +194,14 @@ static int rec_keep_hash_grow(struct rec_keep *k)
 static int rec_keep_pair(struct rec_keep *k, struct rec_keep_log *l,
 			 const struct deter_log_header *h)
 {
-	struct rec_keep_log **pp;
+	struct rec_keep_log **bucket, **pp;
 
 	if (h->status & DETER_LOG_NO_IDENTITY || !h->real_ns)
 		return 0;
 	if (k->nunpaired >= k->nhash && rec_keep_hash_grow(k))
 		return -1;
-	for (pp = &k->hash[rec_keep_hash(l) & (k->nhash - 1)]; *pp; pp = &(*pp)->next)
+	bucket = &k->hash[rec_keep_hash(l) & (k->nhash - 1)];
+	for (pp = bucket; *pp; pp = &(*pp)->next)
 		if (rec_keep_is_peer(l, *pp)) {
 			l->peer = *pp;
 			(*pp)->peer = l;
@@ -208,8 +210,8 @@ static int rec_keep_pair(struct rec_keep *k, struct rec_keep_log *l,
 			k->nunpaired--;
 			return 0;
 		}
-	l->next = k->hash[rec_keep_hash(l) & (k->nhash - 1)];
-	k->hash[rec_keep_hash(l) & (k->nhash - 1)] = l;
+	l->next = *bucket;
+	*bucket = l;
 	k->nunpaired++;
 	return 0;
 }

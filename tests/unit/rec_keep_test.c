@@ -118,6 +118,20 @@ static void touch(const char *dir, const char *name)
 	}
 }
 
+/* rec_keep_open() of @dir under @lim, reports to report(); checked. */
+static struct rec_keep *keep_open(const char *dir, const struct rec_keep_limits *lim)
+{
+	struct rec_keep *k;
+	char *err = NULL;
+
+	k = rec_keep_open(dir, lim, report, NULL, &err);
+	UNIT_CHECK(k);
+	if (!k)
+		printf("# rec_keep_open: %s\n", err ? err : "?");
+	free(err);
+	return k;
+}
+
 /*
  * Six unflagged logs (conn 1-6, ended at 11-16 s) and two flagged ones,
  * the oldest of all (conn 7, 10 s) and one between (conn 8, 13 s).
@@ -155,8 +169,7 @@ static void test_max_size(void)
 	lim.max_bytes = total - each[1] - each[2] - each[3];
 	said = 0;
 	said_flagged = 0;
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	rec_keep_stats(k, &st);
@@ -179,8 +192,7 @@ static void test_max_size(void)
 	/* Room for one log less: the oldest unflagged, conn 4, goes. */
 	lim.max_bytes = st.bytes;
 	rec_keep_free(k);
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	rec_keep_run(k, 100 * SEC);
@@ -189,8 +201,7 @@ static void test_max_size(void)
 
 	/* Room for one log: every unflagged one goes, then conn 7, said once. */
 	lim.max_bytes = each[8];
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	rec_keep_run(k, 100 * SEC);
@@ -221,8 +232,7 @@ static void test_max_age(void)
 
 	UNIT_CHECK(mkdtemp(dir));
 	put_eight(dir, each);
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	/* At 16.5 s, logs that ended before 13.5 s go, flagged ones too. */
@@ -250,8 +260,7 @@ static void test_max_age(void)
 		UNIT_CHECK(rec_log_write(dir, &h, NULL, 0, NULL, &path, &err) == 0);
 		free(path);
 		clock_gettime(CLOCK_REALTIME, &now);
-		k = rec_keep_open(dir, &lim, report, NULL, &err);
-		UNIT_CHECK(k);
+		k = keep_open(dir, &lim);
 		if (!k)
 			return;
 		rec_keep_run(k, (now.tv_sec + 1) * SEC);
@@ -274,8 +283,7 @@ static void test_max_age(void)
 		h.flags = DETER_CONN_ACTIVE;	/* as if the other end */
 		UNIT_CHECK(rec_log_write(dir, &h, NULL, 0, NULL, &path, &err) == 0);
 		free(path);
-		k = rec_keep_open(dir, &lim, report, NULL, &err);
-		UNIT_CHECK(k);
+		k = keep_open(dir, &lim);
 		if (!k)
 			return;
 		rec_keep_run(k, (now.tv_sec + 1) * SEC);
@@ -314,8 +322,7 @@ static void test_pairs(void)
 
 	/* Room for all but one log: connection 1's two go. */
 	lim.max_bytes = 5 * one;
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	rec_keep_run(k, 100 * SEC);
@@ -327,8 +334,7 @@ static void test_pairs(void)
 	/* Room for 3: log 12 stays with its flagged peer; 3 goes. */
 	rec_keep_free(k);
 	lim.max_bytes = 3 * one;
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	rec_keep_run(k, 100 * SEC);
@@ -338,12 +344,10 @@ static void test_pairs(void)
 	UNIT_CHECK(log_there(dir, 4));
 
 	/* Room for 1: 4 goes, then connection 2, both ends, said once. */
-	rec_keep_run(k, 100 * SEC);
 	lim.max_bytes = one;
 	said_flagged = 0;
 	rec_keep_free(k);
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	rec_keep_run(k, 100 * SEC);
@@ -365,8 +369,7 @@ static void test_pairs(void)
 	put(dir, 7, 32, 0, 0);
 	lim.max_bytes = 2 * one;
 	lim.max_age_ns = 100 * SEC;
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	rec_keep_run(k, 33 * SEC);
@@ -379,8 +382,7 @@ static void test_pairs(void)
 	put(dir, 5, 20, 0, 0);
 	lim.max_bytes = 0;
 	lim.max_age_ns = 5 * SEC;
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	put_end(dir, 15, 21, 1, 0, 5);
@@ -420,8 +422,7 @@ static void test_index_pruned(void)
 	for (c = 1; c <= 80; c++)
 		put(dir, c, c, 0, 1);
 	UNIT_CHECK_EQ(rec_index_records(dir), 80);
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	rec_keep_run(k, 80 * SEC);
@@ -435,8 +436,7 @@ static void test_index_pruned(void)
 	/* Fewer removals than logs left: the index stays as it was. */
 	for (c = 81; c <= 90; c++)
 		put(dir, c, c, 0, 1);
-	k = rec_keep_open(dir, &lim, report, NULL, &err);
-	UNIT_CHECK(k);
+	k = keep_open(dir, &lim);
 	if (!k)
 		return;
 	rec_keep_run(k, 85 * SEC);
