@@ -6,11 +6,14 @@
  * never disturbs, nor is disturbed by, other tracing on the host:
  *
  *   deter.ko --trace_deter_*()--> instances/deter/per_cpu/cpuN (ring)
- *        --tracefs_cpu_read(), kbuffer--> rec_trace_record()
+ *        --mmap() of trace_pipe_raw, kbuffer--> rec_trace_record()
  *        --fields at their offsets--> rec_table_{conn,event,state}()
  *
  * Each poll drains every CPU's buffer, a sub-buffer page at a time, from
- * per-CPU readers opened once, oldest record first across CPUs. A full
+ * per-CPU readers opened once, oldest record first across CPUs. Each CPU's
+ * ring buffer is mapped into deter record (Linux 6.10 and later), which
+ * reads the records where deter.ko wrote them; read() of trace_pipe_raw,
+ * where mapping fails, copies each sub-buffer into a page of ours. A full
  * ring buffer overwrites (the per-CPU "overrun" counter) and a missing
  * event shows as a hole in its connection's sequence numbers, which the
  * table turns into an incomplete log; rec_trace_lost() reports the
@@ -25,6 +28,8 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <tracefs.h>
 #include <unistd.h>
 
@@ -64,11 +69,42 @@ static const char *const rec_trace_conn_fields[] = {
 	"irs", "ipid", "flags", "mss", "wscale", "tsoffset", "sport", "dport",
 };
 
+/*
+ * The meta page of a mapped ring buffer, as <linux/trace_mmap.h> (Linux
+ * 6.10) lays it out; Debian 12's kernel headers predate it.
+ */
+struct rec_trace_meta {
+	uint32_t meta_page_size;
+	uint32_t meta_struct_len;
+	uint32_t subbuf_size;
+	uint32_t nr_subbufs;
+	struct {
+		uint64_t lost_events;
+		uint32_t id;		/* the reader sub-buffer */
+		uint32_t read;		/* its bytes the kernel counts read */
+	} reader;
+	uint64_t flags;
+	uint64_t entries;
+	uint64_t overrun;
+	uint64_t read;
+};
+
+#define REC_TRACE_GET_READER _IO('R', 0x20)	/* TRACE_MMAP_IOCTL_GET_READER */
+
 /* One CPU's reader: its buffer, the sub-buffer read last, where in it. */
 struct rec_trace_cpu {
-	struct tracefs_cpu *tcpu;	/* NULL: CPU absent */
+	int on;				/* 0: CPU absent */
+	struct tracefs_cpu *tcpu;	/* read(), where mapping failed */
+	int fd;				/* mapped: trace_pipe_raw, or -1 */
+	const struct rec_trace_meta *meta;
+	size_t meta_len;
+	char *subbufs;			/* the mapped sub-buffers */
+	size_t subbufs_len;
+	uint32_t id;			/* the reader sub-buffer, mapped */
+	uint32_t end;			/* how much of it was read */
+	uint32_t rd;			/* how much the kernel counts read */
 	struct kbuffer *kbuf;
-	void *page;
+	void *page;			/* read() copies here */
 	void *data;			/* next record, NULL: read another page */
 	unsigned long long ts;		/* its time stamp */
 };
@@ -277,12 +313,82 @@ static void rec_trace_record(struct rec_trace *t, unsigned int id,
 	}
 }
 
+/*
+ * Map @cpu's ring buffer: the meta page, then every sub-buffer. Return:
+ * 0, or -1 (not mapped: an older kernel, or a buffer that cannot be; the
+ * caller reads it instead).
+ */
+static int rec_trace_map(const struct rec_trace *t, struct rec_trace_cpu *c, int cpu)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	const struct rec_trace_meta *m;
+	char path[64], *file;
+	void *p;
+
+	if (getenv("DETER_RECORD_NO_MMAP"))	/* the tests' knob: read() */
+		return -1;
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	file = tracefs_instance_get_file(t->inst, path);
+	if (!file)
+		return -1;
+	c->fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	tracefs_put_tracing_file(file);
+	if (c->fd < 0)
+		return -1;
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, c->fd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	m = p;
+	c->meta = m;
+	c->meta_len = pg;
+	if (m->meta_struct_len < sizeof(*m) || m->meta_page_size < pg ||
+	    m->meta_page_size % pg || !m->nr_subbufs || m->subbuf_size < pg ||
+	    m->reader.id >= m->nr_subbufs)
+		goto fail;
+	if (m->meta_page_size > pg) {
+		munmap(p, pg);
+		c->meta = NULL;
+		p = mmap(NULL, m->meta_page_size, PROT_READ, MAP_SHARED, c->fd, 0);
+		if (p == MAP_FAILED)
+			goto fail;
+		c->meta = p;
+		c->meta_len = c->meta->meta_page_size;
+	}
+	c->subbufs_len = (size_t)c->meta->subbuf_size * c->meta->nr_subbufs;
+	p = mmap(NULL, c->subbufs_len, PROT_READ, MAP_SHARED, c->fd, c->meta_len);
+	if (p == MAP_FAILED)
+		goto fail;
+	c->subbufs = p;
+	/* What the kernel counts read of the reader sub-buffer is read. */
+	c->id = c->meta->reader.id;
+	c->end = c->meta->reader.read;
+	c->rd = c->end;
+	return 0;
+fail:
+	if (c->meta)
+		munmap((void *)c->meta, c->meta_len);
+	c->meta = NULL;
+	close(c->fd);
+	c->fd = -1;
+	return -1;
+}
+
+static void rec_trace_unmap(struct rec_trace_cpu *c)
+{
+	if (c->subbufs)
+		munmap(c->subbufs, c->subbufs_len);
+	if (c->meta)
+		munmap((void *)c->meta, c->meta_len);
+	if (c->fd >= 0)
+		close(c->fd);
+}
+
 /* Open a reader on every CPU's buffer of the instance. */
 static int rec_trace_readers(struct rec_trace *t, char **err)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	struct rec_trace_cpu *c;
-	int cpu;
+	int cpu, on = 0;
 
 	if (n < 1)
 		n = 1;
@@ -290,6 +396,8 @@ static int rec_trace_readers(struct rec_trace *t, char **err)
 	if (!t->cpu)
 		return rec_err(err, "out of memory");
 	t->ncpu = n;
+	for (cpu = 0; cpu < t->ncpu; cpu++)
+		t->cpu[cpu].fd = -1;
 	for (cpu = 0; cpu < t->ncpu; cpu++) {
 		char path[64];
 
@@ -297,21 +405,85 @@ static int rec_trace_readers(struct rec_trace *t, char **err)
 		if (!tracefs_dir_exists(t->inst, path))
 			continue;	/* possible but not present */
 		c = &t->cpu[cpu];
+		c->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					KBUFFER_ENDIAN_SAME_AS_HOST);
+		if (!c->kbuf)
+			return rec_err(err, "out of memory");
+		c->on = 1;
+		on++;
+		if (!rec_trace_map(t, c, cpu))
+			continue;
 		c->tcpu = tracefs_cpu_open(t->inst, cpu, true);
 		if (!c->tcpu)
 			return rec_err(err, "cannot read CPU %d's trace buffer: %s", cpu,
 				       strerror(errno));
 		if (!t->page_size)
 			t->page_size = tracefs_cpu_read_size(c->tcpu);
-		c->page = malloc(t->page_size > 0 ? t->page_size : 1);
-		c->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-					KBUFFER_ENDIAN_SAME_AS_HOST);
-		if (!c->page || !c->kbuf)
+		if (t->page_size <= 0)
+			return rec_err(err, "CPU %d's trace buffer: no sub-buffer size", cpu);
+		c->page = malloc(t->page_size);
+		if (!c->page)
 			return rec_err(err, "out of memory");
 	}
-	if (t->page_size <= 0)
+	if (!on)
 		return rec_err(err, "no trace buffer to read");
 	return 0;
+}
+
+/*
+ * The next record of @c's mapped buffer. The reader sub-buffer is the
+ * kernel's no more, but while it is the page being written to, records
+ * are added to it: an ioctl() for the next one may give it again. The
+ * kernel counts read what the page held at each ioctl() (reader.read),
+ * and gives the next page only once nothing more was added; so a page
+ * given again with nothing new for us (or only the padding that ends a
+ * full page) asks once more, until the mark stands still. Stopping at
+ * the first would leave the CPU's next pages to the next poll, its
+ * records behind the other CPUs' (out of order).
+ */
+static int rec_trace_map_next(struct rec_trace_cpu *c, int cpu, char **err)
+{
+	uint32_t id, rd;
+
+	if (c->data) {
+		c->data = kbuffer_next_event(c->kbuf, &c->ts);
+		if (c->data)
+			return 0;
+		c->end = kbuffer_subbuffer_size(c->kbuf);
+	}
+	for (;;) {
+		if (ioctl(c->fd, REC_TRACE_GET_READER) < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			return rec_err(err, "reading CPU %d's trace buffer: %s", cpu,
+				       strerror(errno));
+		}
+		id = __atomic_load_n(&c->meta->reader.id, __ATOMIC_ACQUIRE);
+		rd = c->meta->reader.read;
+		if (id >= c->meta->nr_subbufs)
+			return rec_err(err, "CPU %d's trace buffer: reader sub-buffer %u of %u",
+				       cpu, id, c->meta->nr_subbufs);
+		if (id == c->id && rd <= c->end) {
+			if (rd == c->rd)
+				return 0;	/* nothing more for now */
+			c->rd = rd;
+			continue;
+		}
+		if (id != c->id) {
+			c->id = id;
+			c->end = 0;
+		}
+		c->rd = rd;
+		if (kbuffer_load_subbuffer(c->kbuf, c->subbufs + (size_t)id * c->meta->subbuf_size))
+			return rec_err(err, "CPU %d's trace buffer: bad sub-buffer", cpu);
+		c->data = kbuffer_read_event(c->kbuf, &c->ts);
+		while (c->data && (uint32_t)kbuffer_curr_index(c->kbuf) < c->end)
+			c->data = kbuffer_next_event(c->kbuf, &c->ts);
+		if (c->data)
+			return 0;
+		/* Only the padding that ends a full page was added. */
+		c->end = kbuffer_subbuffer_size(c->kbuf);
+	}
 }
 
 /*
@@ -323,6 +495,8 @@ static int rec_trace_cpu_next(struct rec_trace_cpu *c, int cpu, char **err)
 {
 	int n;
 
+	if (c->subbufs)
+		return rec_trace_map_next(c, cpu, err);
 	if (c->data)
 		c->data = kbuffer_next_event(c->kbuf, &c->ts);
 	while (!c->data) {
@@ -456,8 +630,14 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 		goto fail;
 	}
 	snprintf(kb, sizeof(kb), "%u", buffer_kb);
-	/* Not the task names at every context switch: deter prints none. */
-	tracefs_option_disable(t->inst, TRACEFS_OPTION_RECORD_CMD);
+	/*
+	 * The instance records task names at context switches after its
+	 * events (record-cmd), which deter does not need: 0.9 M of the 50 M
+	 * extra guest instructions of 2000 RPCs recorded. It is left on:
+	 * turning it off in any instance stops it for every enabled event of
+	 * every instance (trace_event_enable_cmd_record()), disturbing other
+	 * tracing on the host.
+	 */
 	if (tracefs_instance_file_write(t->inst, "buffer_size_kb", kb) < 0 ||
 	    tracefs_event_enable(t->inst, "deter", NULL)) {
 		rec_err(err, "cannot set up tracefs instance '%s': %s",
@@ -489,7 +669,7 @@ int rec_trace_poll(struct rec_trace *t, struct rec_table *table, char **err)
 
 	t->table = table;
 	for (cpu = 0; cpu < t->ncpu; cpu++)
-		if (t->cpu[cpu].tcpu && !t->cpu[cpu].data &&
+		if (t->cpu[cpu].on && !t->cpu[cpu].data &&
 		    rec_trace_cpu_next(&t->cpu[cpu], cpu, err))
 			return -1;
 	/*
@@ -564,6 +744,7 @@ void rec_trace_close(struct rec_trace *t)
 	if (!t)
 		return;
 	for (i = 0; t->cpu && i < t->ncpu; i++) {
+		rec_trace_unmap(&t->cpu[i]);
 		if (t->cpu[i].tcpu)
 			tracefs_cpu_close(t->cpu[i].tcpu);
 		if (t->cpu[i].kbuf)

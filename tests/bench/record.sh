@@ -12,7 +12,7 @@
 #            writing both logs included, its start and exit not) / with
 #            deter.ko not loaded, alternating runs
 #   memory   deter record's peak RSS over an RPC connection 4 times as
-#            long as another
+#            long as another, less the ring buffers it maps
 #   drain    events per second the recorder drained, and events lost,
 #            under a saturating transfer (no link delay)
 #
@@ -79,7 +79,12 @@ for k in 1 4; do
 	sleep 1
 	RPCS=$((RPCS * k)) workload rpc
 	sleep 0.5
+	# Less the ring buffers it maps: the kernel's pages, there whether
+	# mapped or read.
 	hwm[k]=$(awk '/^VmHWM/ { print $2 }' /proc/$rec/status)
+	rb[k]=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { rb = $NF ~ /\/trace_pipe_raw$/ }
+		rb && /^Rss:/ { kb += $2 } END { print kb + 0 }' /proc/$rec/smaps)
+	hwm[k]=$((hwm[k] - rb[k]))
 	kill -INT $rec
 	wait $rec
 	rmmod deter
@@ -87,9 +92,9 @@ for k in 1 4; do
 		"$("$DETER" ls -d "$TB_TMP/logs-mem$k" --json | sed -n '1s/.*"id":"\([0-9a-f]*\)".*/\1/p')" |
 		sed -n 's/^events *\([0-9]*\) .*/\1/p')
 done
-printf 'bench: memory  deter record peak RSS %d kB over %d requests (%d events at one end), %d kB over %d (%d) = %.2f\n' \
+printf 'bench: memory  deter record peak RSS %d kB over %d requests (%d events at one end), %d kB over %d (%d) = %.2f (less the mapped ring buffers, %d and %d kB)\n' \
 	"${hwm[1]}" "$RPCS" "${ev[1]}" "${hwm[4]}" $((RPCS * 4)) "${ev[4]}" \
-	"$(echo "${hwm[4]} / ${hwm[1]}" | bc -l)"
+	"$(echo "${hwm[4]} / ${hwm[1]}" | bc -l)" "${rb[1]}" "${rb[4]}"
 
 # --- drain rate under a saturating transfer
 tc -n "$A" qdisc del dev a0 root
