@@ -375,7 +375,7 @@ int rec_cmd_record(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_keep_limits lim = { 0 };
-	const char *size_arg = NULL, *age_arg = NULL;
+	const char *size_arg = NULL, *age_arg = NULL, *no_mmap;
 	struct rec_keep *keep = NULL;
 	unsigned long long v, th_us = DETER_SAMPLE_THRESHOLD_NS / 1000;
 	unsigned long long duration = 0, buffer_kb = REC_BUFFER_KB;
@@ -460,6 +460,10 @@ int rec_cmd_record(int argc, char **argv)
 	    rec_env_size("DETER_RECORD_LOG_EVENTS", &rec_log_max_events) ||
 	    rec_env_size("DETER_RECORD_PRUNE_MIN", &rec_keep_prune_min))
 		return 2;
+	/* The tests' knob: read() the ring buffers rather than map them. */
+	no_mmap = getenv("DETER_RECORD_NO_MMAP");
+	if (no_mmap && *no_mmap && strcmp(no_mmap, "0"))
+		rec_trace_mmap = 0;
 
 	if (access(REC_CONTROL, F_OK))
 		return rec_fail("record", "deter.ko is not loaded (%s missing): insmod deter.ko",

@@ -19,8 +19,10 @@
  * table turns into an incomplete log; rec_trace_lost() reports the
  * overruns so the recorder can say so.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,39 +72,46 @@ static const char *const rec_trace_conn_fields[] = {
 };
 
 /*
- * The meta page of a mapped ring buffer, as <linux/trace_mmap.h> (Linux
- * 6.10) lays it out; Debian 12's kernel headers predate it.
+ * The first fields of a mapped ring buffer's meta page, struct
+ * trace_buffer_meta of <linux/trace_mmap.h> (Linux 6.10), which Debian
+ * 12's kernel headers predate.
  */
 struct rec_trace_meta {
-	uint32_t meta_page_size;
-	uint32_t meta_struct_len;
-	uint32_t subbuf_size;
-	uint32_t nr_subbufs;
+	uint32_t meta_page_size;	/* bytes, whole pages: data after them */
+	uint32_t meta_struct_len;	/* bytes of the kernel's struct */
+	uint32_t subbuf_size;		/* bytes per sub-buffer, header included */
+	uint32_t nr_subbufs;		/* the reader's included */
 	struct {
-		uint64_t lost_events;
-		uint32_t id;		/* the reader sub-buffer */
+		uint64_t lost_events;	/* at the last swap */
+		uint32_t id;		/* the reader sub-buffer, 0..nr_subbufs-1 */
 		uint32_t read;		/* its bytes the kernel counts read */
 	} reader;
-	uint64_t flags;
-	uint64_t entries;
-	uint64_t overrun;
-	uint64_t read;
+	uint64_t flags;			/* 0 */
+	uint64_t entries;		/* events in the buffer */
+	uint64_t overrun;		/* events overwritten */
+	uint64_t read;			/* events read */
 };
 
+static_assert(offsetof(struct rec_trace_meta, reader.id) == 24, "trace_buffer_meta");
+static_assert(offsetof(struct rec_trace_meta, read) == 56, "trace_buffer_meta");
+
 #define REC_TRACE_GET_READER _IO('R', 0x20)	/* TRACE_MMAP_IOCTL_GET_READER */
+
+/* Map the ring buffers (0: read them, the tests' DETER_RECORD_NO_MMAP). */
+int rec_trace_mmap = 1;
 
 /* One CPU's reader: its buffer, the sub-buffer read last, where in it. */
 struct rec_trace_cpu {
 	int on;				/* 0: CPU absent */
 	struct tracefs_cpu *tcpu;	/* read(), where mapping failed */
 	int fd;				/* mapped: trace_pipe_raw, or -1 */
-	const struct rec_trace_meta *meta;
-	size_t meta_len;
-	char *subbufs;			/* the mapped sub-buffers */
-	size_t subbufs_len;
-	uint32_t id;			/* the reader sub-buffer, mapped */
-	uint32_t end;			/* how much of it was read */
-	uint32_t rd;			/* how much the kernel counts read */
+	const struct rec_trace_meta *meta; /* mapped: the meta page */
+	size_t meta_len;		/* its bytes */
+	char *subbufs;			/* mapped: the sub-buffers, by id */
+	size_t subbufs_len;		/* their bytes */
+	uint32_t id;			/* the reader sub-buffer */
+	uint32_t end;			/* its bytes read, from its data's start */
+	uint32_t rd;			/* the kernel's reader.read, as end */
 	struct kbuffer *kbuf;
 	void *page;			/* read() copies here */
 	void *data;			/* next record, NULL: read another page */
@@ -325,7 +334,7 @@ static int rec_trace_map(const struct rec_trace *t, struct rec_trace_cpu *c, int
 	char path[64], *file;
 	void *p;
 
-	if (getenv("DETER_RECORD_NO_MMAP"))	/* the tests' knob: read() */
+	if (!rec_trace_mmap)
 		return -1;
 	snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe_raw", cpu);
 	file = tracefs_instance_get_file(t->inst, path);
@@ -439,7 +448,10 @@ static int rec_trace_readers(struct rec_trace *t, char **err)
  * given again with nothing new for us (or only the padding that ends a
  * full page) asks once more, until the mark stands still. Stopping at
  * the first would leave the CPU's next pages to the next poll, its
- * records behind the other CPUs' (out of order).
+ * records behind the other CPUs' (out of order). The records beyond
+ * reader.read may be still being written on another CPU: they are read
+ * up to the page's commit word only, and after it (the kernel's writer
+ * sets it after an smp_wmb()).
  */
 static int rec_trace_map_next(struct rec_trace_cpu *c, int cpu, char **err)
 {
@@ -458,7 +470,7 @@ static int rec_trace_map_next(struct rec_trace_cpu *c, int cpu, char **err)
 			return rec_err(err, "reading CPU %d's trace buffer: %s", cpu,
 				       strerror(errno));
 		}
-		id = __atomic_load_n(&c->meta->reader.id, __ATOMIC_ACQUIRE);
+		id = c->meta->reader.id;	/* written by the ioctl() */
 		rd = c->meta->reader.read;
 		if (id >= c->meta->nr_subbufs)
 			return rec_err(err, "CPU %d's trace buffer: reader sub-buffer %u of %u",
@@ -476,12 +488,14 @@ static int rec_trace_map_next(struct rec_trace_cpu *c, int cpu, char **err)
 		c->rd = rd;
 		if (kbuffer_load_subbuffer(c->kbuf, c->subbufs + (size_t)id * c->meta->subbuf_size))
 			return rec_err(err, "CPU %d's trace buffer: bad sub-buffer", cpu);
+		/* The commit word kbuffer read, then the records it covers. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		c->data = kbuffer_read_event(c->kbuf, &c->ts);
 		while (c->data && (uint32_t)kbuffer_curr_index(c->kbuf) < c->end)
 			c->data = kbuffer_next_event(c->kbuf, &c->ts);
 		if (c->data)
 			return 0;
-		/* Only the padding that ends a full page was added. */
+		/* Nothing but padding (or discarded events) was added. */
 		c->end = kbuffer_subbuffer_size(c->kbuf);
 	}
 }
@@ -632,11 +646,12 @@ struct rec_trace *rec_trace_open(unsigned int buffer_kb, char **err)
 	snprintf(kb, sizeof(kb), "%u", buffer_kb);
 	/*
 	 * The instance records task names at context switches after its
-	 * events (record-cmd), which deter does not need: 0.9 M of the 50 M
-	 * extra guest instructions of 2000 RPCs recorded. It is left on:
-	 * turning it off in any instance stops it for every enabled event of
-	 * every instance (trace_event_enable_cmd_record()), disturbing other
-	 * tracing on the host.
+	 * events (record-cmd, which it inherits from the top level), which
+	 * deter does not need: 0.9 M of the 50 M extra guest instructions of
+	 * 2000 RPCs recorded. It is left on: an instance has no file for
+	 * the option, and turning it off through trace_options calls
+	 * trace_event_enable_cmd_record(), which stops it for every enabled
+	 * event of every instance, disturbing other tracing on the host.
 	 */
 	if (tracefs_instance_file_write(t->inst, "buffer_size_kb", kb) < 0 ||
 	    tracefs_event_enable(t->inst, "deter", NULL)) {

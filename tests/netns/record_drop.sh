@@ -18,7 +18,7 @@
 
 source "$(dirname "$0")/lib.sh"
 
-NAME=${NAME:-record_drop}
+SCENARIO=${SCENARIO:-record_drop}
 BYTES=300000
 DETER=$TB_TOP/bin/deter
 LOGS=$TB_TMP/logs
@@ -97,13 +97,16 @@ mv "$LOGS/index" "$TB_TMP/index"
 check_err $? "deter ls without the index differs from with it"
 mv "$TB_TMP/index" "$LOGS/index"
 # Each CPU's buffer mapped twice (meta page, sub-buffers), or not at all.
-if [ -n "${DETER_RECORD_NO_MMAP:-}" ]; then
+cpus=$(getconf _NPROCESSORS_ONLN)
+if [ "${DETER_RECORD_NO_MMAP:-0}" != 0 ]; then
+	how=" (read(), not mapped)"
 	[ "$maps" -eq 0 ]
 else
-	[ "$maps" -eq $((2 * $(nproc))) ]
+	how=
+	[ "$maps" -eq $((2 * cpus)) ]
 fi
-check_err $? "deter record has $maps trace_pipe_raw mappings (DETER_RECORD_NO_MMAP '${DETER_RECORD_NO_MMAP:-}', $(nproc) CPUs)"
-log_test $CHECK_RC "$NAME: both ends recorded, complete, paired${DETER_RECORD_NO_MMAP:+ (read(), not mapped)}"
+check_err $? "deter record has $maps trace_pipe_raw mappings (DETER_RECORD_NO_MMAP '${DETER_RECORD_NO_MMAP:-}', $cpus CPUs)"
+log_test $CHECK_RC "$SCENARIO: both ends recorded, complete, paired$how"
 
 # --- socket calls: deter's (call, bytes asked, result) == strace's
 calls_deter() {	# show file -> "sendmsg 16384 16384" lines
@@ -122,7 +125,7 @@ for side in a:client b:server; do
 	diff "$TB_TMP/${side#*:}.calls" "$TB_TMP/${side%%:*}.calls" > "$TB_TMP/${side#*:}.calls.diff"
 	check_err $? "${side#*:}: strace (<) vs deter (>): $(head -6 "$TB_TMP/${side#*:}.calls.diff")"
 done
-log_test $CHECK_RC "$NAME: recorded socket calls equal strace's"
+log_test $CHECK_RC "$SCENARIO: recorded socket calls equal strace's"
 
 # --- drops: deter's GAPs at B == IDs tcpdump saw leave A but not reach B
 CHECK_RC=0
@@ -140,7 +143,7 @@ diff "$TB_TMP/truth.drops" "$TB_TMP/deter.drops" > /dev/null
 check_err $? "drops: tcpdump $(echo $(cat "$TB_TMP/truth.drops")) vs deter $(echo $(cat "$TB_TMP/deter.drops"))"
 [ "$(echo "$b_line" | json drops)" = 1 ] && [ "$(echo "$a_line" | json drops)" = 0 ]
 check_err $? "deter ls drops: A $(echo "$a_line" | json drops) B $(echo "$b_line" | json drops)"
-log_test $CHECK_RC "$NAME: recorded drops equal what tcpdump saw across the switch"
+log_test $CHECK_RC "$SCENARIO: recorded drops equal what tcpdump saw across the switch"
 
 # --- the segment that created B's end: one of the first A sent after
 # its SYN, as B's ingress saw them (the ACK, or data that overtook it)
@@ -149,7 +152,7 @@ child=$(awk '$2 == "value" && $3 == "child_ipid" { print $4 }' "$TB_TMP/b.show")
 first=$(pcap_fields b0 | awk -v a="$A_IP" '$2 == a { n++ } $2 == a && n > 1 && n <= 3 { print $1 }')
 [ -n "$child" ] && echo "$first" | grep -qx "$child"
 check_err $? "B's child_ipid '$child' is not one of A's first packets after the SYN at b0: $(echo $first)"
-log_test $CHECK_RC "$NAME: B's log names the segment that completed the handshake"
+log_test $CHECK_RC "$SCENARIO: B's log names the segment that completed the handshake"
 
 # --- send times: inferred (Algorithm 1) vs tcpdump at A's egress
 "$DETER" show -d "$LOGS" --json "$a_id" | sed -n 's/.*"index":\([0-9]*\),"mono_ns":\([0-9]*\),"gap_ns":\([0-9.]*\).*/\1 \2 \3/p' \
@@ -202,6 +205,6 @@ check_err $? "send times: $cnt packets compared, $missing before the first sampl
 check_err $? "median send time error $p50_ns ns exceeds threshold + tap allowance"
 [ "${max_ns:-999999999}" -le 50000000 ]
 check_err $? "send time error $max_ns ns exceeds 50 ms"
-log_test $CHECK_RC "$NAME: inferred send times match tcpdump egress times"
+log_test $CHECK_RC "$SCENARIO: inferred send times match tcpdump egress times"
 
 exit $RET

@@ -7,5 +7,5 @@
 # strace and tcpdump.
 
 export DETER_RECORD_NO_MMAP=1
-NAME=record_read
+SCENARIO=record_read
 source "$(dirname "$0")/record_drop.sh"
