@@ -64,9 +64,17 @@ for w in bulk rpc; do
 	m_off=$(med "${off[@]}")
 	m_on=$(med "${on[@]}")
 	unit=$([ $w = bulk ] && echo "$BULK bytes" || echo "$RPCS requests")
-	printf 'bench: cpu     %-4s armed %d ns / unloaded %d ns per %s = %.3f (overhead %+.2f %%; medians of %d, runs off: %s; on: %s)\n' \
+	# Runs that spread more than the medians differ measure TCG, not deter.
+	spread() { printf '%s\n' "$@" | sort -n | sed -n '1p;$p' | xargs | awk '{ printf "%.0f\n", $2 - $1 }'; }
+	s_off=$(spread "${off[@]}")
+	s_on=$(spread "${on[@]}")
+	diff=$((m_on > m_off ? m_on - m_off : m_off - m_on))
+	note=
+	[ "$s_off" -gt "$diff" ] || [ "$s_on" -gt "$diff" ] &&
+		note="; noise: runs spread more than the medians differ, see cpu_insns.sh's guest instructions"
+	printf 'bench: cpu     %-4s armed %d ns / unloaded %d ns per %s = %.3f (overhead %+.2f %%; medians of %d, runs off: %s; on: %s%s)\n' \
 		$w "$m_on" "$m_off" "$unit" "$(echo "$m_on / $m_off" | bc -l)" \
-		"$(echo "100 * ($m_on - $m_off) / $m_off" | bc -l)" "$ROUNDS" "${off[*]}" "${on[*]}"
+		"$(echo "100 * ($m_on - $m_off) / $m_off" | bc -l)" "$ROUNDS" "${off[*]}" "${on[*]}" "$note"
 done
 
 # --- memory: deter record's peak RSS over one RPC connection of RPCS and
