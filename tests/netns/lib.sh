@@ -287,6 +287,12 @@ pcap_fields() {
 	done
 }
 
+# ls_field FIELD: FIELD's value in a line of deter ls --json on stdin: a
+# string whole (a status holds commas), else up to the next comma.
+ls_field() {
+	sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p;t;s/.*\"$1\":\([^,}]*\).*/\1/p"
+}
+
 # run_bg NS CMD...: run CMD in NS in the background, killed at cleanup.
 run_bg() {
 	local ns=$1

@@ -67,17 +67,14 @@ check_err $rrc "deter record exited $rrc: $(cat "$TB_TMP/record.err")"
 check_err $? "deter ls failed"
 [ "$(wc -l < "$TB_TMP/ls.json")" -eq 2 ]
 check_err $? "expected 2 logs, got: $(cat "$TB_TMP/ls.json")"
-json() {	# field, line: a JSON value of deter ls --json
-	sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p"
-}
 a_line=$(grep "\"local\":\"$A_IP:" "$TB_TMP/ls.json")
 b_line=$(grep "\"local\":\"$B_IP:" "$TB_TMP/ls.json")
-a_id=$(echo "$a_line" | json id)
-b_id=$(echo "$b_line" | json id)
-[ "$(echo "$a_line" | json status)" = complete ] && [ "$(echo "$b_line" | json status)" = complete ]
+a_id=$(echo "$a_line" | ls_field id)
+b_id=$(echo "$b_line" | ls_field id)
+[ "$(echo "$a_line" | ls_field status)" = complete ] && [ "$(echo "$b_line" | ls_field status)" = complete ]
 check_err $? "logs not complete: $(cat "$TB_TMP/ls.json")"
-[ "$(echo "$a_line" | json remote)" = "$(echo "$b_line" | json local)" ] &&
-	[ "$(echo "$a_line" | json local)" = "$(echo "$b_line" | json remote)" ]
+[ "$(echo "$a_line" | ls_field remote)" = "$(echo "$b_line" | ls_field local)" ] &&
+	[ "$(echo "$a_line" | ls_field local)" = "$(echo "$b_line" | ls_field remote)" ]
 check_err $? "endpoints do not pair up"
 "$DETER" show -d "$LOGS" "$a_id" > "$TB_TMP/a.show" && "$DETER" show -d "$LOGS" "$b_id" > "$TB_TMP/b.show"
 check_err $? "deter show failed"
@@ -141,8 +138,8 @@ awk '$2 == "net" && $3 == "gap" { for (i = 0; i < $7; i++) gone[($5 + i) % 65536
 check_err $? "ground truth should have 1 drop: $(cat "$TB_TMP/truth.drops")"
 diff "$TB_TMP/truth.drops" "$TB_TMP/deter.drops" > /dev/null
 check_err $? "drops: tcpdump $(echo $(cat "$TB_TMP/truth.drops")) vs deter $(echo $(cat "$TB_TMP/deter.drops"))"
-[ "$(echo "$b_line" | json drops)" = 1 ] && [ "$(echo "$a_line" | json drops)" = 0 ]
-check_err $? "deter ls drops: A $(echo "$a_line" | json drops) B $(echo "$b_line" | json drops)"
+[ "$(echo "$b_line" | ls_field drops)" = 1 ] && [ "$(echo "$a_line" | ls_field drops)" = 0 ]
+check_err $? "deter ls drops: A $(echo "$a_line" | ls_field drops) B $(echo "$b_line" | ls_field drops)"
 log_test $CHECK_RC "$SCENARIO: recorded drops equal what tcpdump saw across the switch"
 
 # --- the segment that created B's end: one of the first A sent after
@@ -161,7 +158,7 @@ tshark -r "$TB_TMP/a0.pcap" -n -T fields -e ip.id -e frame.time_epoch "ip.src ==
 	while read -r id t; do echo "$((id)) $t"; done > "$TB_TMP/a0.times"
 # The log header holds the start in both clocks (offsets 24 and 32);
 # all arithmetic is relative to it, within a double's exact range.
-hdr=$(od -An -t u8 -j 24 -N 16 "$(echo "$a_line" | json file)")
+hdr=$(od -An -t u8 -j 24 -N 16 "$(echo "$a_line" | ls_field file)")
 err=$(awk -v hdr="$hdr" '
 	BEGIN {
 		split(hdr, h, " "); mono0 = h[2]; n = 0

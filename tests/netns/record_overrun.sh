@@ -22,10 +22,6 @@ BYTES=20000000
 
 testbed_create || exit $ksft_fail
 
-json() {	# field: a JSON value of deter ls --json, from stdin (a string whole)
-	sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p;t;s/.*\"$1\":\([^,}]*\).*/\1/p"
-}
-
 for how in mapped read; do
 	logs=$TB_TMP/logs-$how
 	DETER_RECORD_NO_MMAP=$([ $how = read ] && echo 1 || echo 0) \
@@ -51,8 +47,8 @@ for how in mapped read; do
 	check_err $? "expected 2 logs: $(cat "$TB_TMP/ls-$how.json")"
 	short=0
 	while read -r line; do
-		id=$(echo "$line" | json id)
-		status=$(echo "$line" | json status)
+		id=$(echo "$line" | ls_field id)
+		status=$(echo "$line" | ls_field status)
 		case "$status" in
 		complete)
 			# Every byte moved, by the calls' returns (A sends, B receives).
