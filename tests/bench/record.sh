@@ -6,7 +6,12 @@
 #
 #   storage  deter's logs (both ends) / header-only pcap (tcpdump -s 128 at
 #            A's interface, both directions) compressed with zstd -19; the
-#            logs as deter record wrote them, and after deter compact
+#            logs as deter record wrote them, and after deter compact. Each
+#            workload twice: with the veths' offloads (the pcap holds GSO
+#            packets of up to 64 KB, which no wire carries), and "wire",
+#            TSO, GSO and GRO off at both hosts and the switch, so that the
+#            pcap holds the frames a link carries, as DETER's comparison
+#            with packet traces does
 #   cpu      guest CPU time per byte (bulk) and per request (RPC) with
 #            recording (deter record running; draining, encoding and
 #            writing both logs included, its start and exit not) / with
@@ -30,21 +35,28 @@ busy_ns() {
 	echo $(( (b - a) * 1000000000 / $(getconf CLK_TCK) ))
 }
 
-# --- storage
-for w in bulk rpc; do
-	record_capture $w $w || exit 1
+# storage NAME WORKLOAD: the storage lines of one recording of WORKLOAD.
+storage() {
+	local w=$1 logs pcap pkts
+
+	record_capture "$2" "$w" || return 1
 	zstd -q -19 -f "$TB_TMP/$w.pcap" -o "$TB_TMP/$w.pcap.zst"
 	logs=$(cat "$TB_TMP/logs-$w"/*.dlog | wc -c)
 	pcap=$(stat -c %s "$TB_TMP/$w.pcap.zst")
 	pkts=$(tcpdump -r "$TB_TMP/$w.pcap" 2>/dev/null | wc -l)
-	printf 'bench: storage %-4s deter logs %7d B / pcap -s 128 zstd -19 %8d B = %6.2f %%  (%d packets, %.2f B/packet)\n' \
+	printf 'bench: storage %-9s deter logs %7d B / pcap -s 128 zstd -19 %8d B = %6.2f %%  (%d packets, %.2f B/packet)\n' \
 		$w "$logs" "$pcap" "$(echo "100 * $logs / $pcap" | bc -l)" "$pkts" \
 		"$(echo "$logs / $pkts" | bc -l)"
 	# The same logs after deter compact (zstd -19, offline).
-	"$DETER" compact -d "$TB_TMP/logs-$w" > /dev/null || exit 1
+	"$DETER" compact -d "$TB_TMP/logs-$w" > /dev/null || return 1
 	logs=$(cat "$TB_TMP/logs-$w"/*.dlog | wc -c)
-	printf 'bench: storage %-4s compacted  %7d B / pcap -s 128 zstd -19 %8d B = %6.2f %%  (deter compact)\n' \
+	printf 'bench: storage %-9s compacted  %7d B / pcap -s 128 zstd -19 %8d B = %6.2f %%  (deter compact)\n' \
 		$w "$logs" "$pcap" "$(echo "100 * $logs / $pcap" | bc -l)"
+}
+
+# --- storage
+for w in bulk rpc; do
+	storage $w $w || exit 1
 done
 
 # timed off|on CMD...: CMD's guest CPU time, onto the array off or on.
@@ -123,3 +135,14 @@ printf 'bench: drain   %d events in %.2f s = %.0f events/s drained, %d lost (%s)
 	"$(echo "$events * 1000000000 / ($t1 - $t0)" | bc -l)" "${lost:-0}" \
 	"$("$DETER" ls -d "$TB_TMP/logs-drain" | tail -n +2 | awk '{ print $NF }' | sort | uniq -c | xargs)"
 rmmod deter
+
+# --- storage, wire-size frames (last: the offloads stay off), with the
+# links' delay again
+link_shape "$A" a0 1ms
+link_shape "$B" b0 1ms
+for d in "$A a0" "$B b0" "$SW s0" "$SW s1"; do
+	offload $d off || exit 1
+done
+for w in bulk rpc; do
+	storage $w-wire $w || exit 1
+done
