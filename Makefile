@@ -42,7 +42,7 @@ UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \
 TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
 
 # KDIR: a prepared 6.12 tree with patches/ applied; default the testbed kernel.
-KDIR ?= $(shell tests/vm/kernel.sh tree 2>/dev/null)
+KDIR ?= $(shell testbed/kernel.sh tree 2>/dev/null)
 
 .PHONY: all deps kernel kmod unit check demo bench install clean lint
 
@@ -75,10 +75,10 @@ $(B)/tests/fuzz/rec_log_fuzz: tests/fuzz/rec_log_fuzz.c recorder/rec_log.c recor
 	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) -o $@ $^ -lzstd
 
 deps:
-	tests/install-deps.sh
+	scripts/install-deps.sh
 
 kernel:
-	tests/vm/kernel.sh build
+	testbed/kernel.sh build
 
 kmod:
 	@test -n "$(KDIR)" || { echo "make: no kernel tree: run 'make kernel' or pass KDIR=/path/to/linux-6.12" >&2; exit 1; }
@@ -130,7 +130,7 @@ bench: deps
 		$(B)/tests/bench/insnmark $(B)/tests/bench/planes
 	$(MAKE) kernel
 	$(MAKE) kmod
-	tests/vm/run --timeout 3000 -- tests/bench/record.sh
-	tests/vm/run --timeout 1200 -- tests/bench/clock.sh
+	testbed/run --timeout 3000 -- tests/bench/record.sh
+	testbed/run --timeout 1200 -- tests/bench/clock.sh
 	tests/bench/cpu_insns.sh
-	tests/vm/run --timeout 5400 -- tests/bench/replay.sh
+	testbed/run --timeout 5400 -- tests/bench/replay.sh

@@ -225,7 +225,7 @@ void replay_usage_replay(FILE *f)
 		"  -v, --verbose      print each step, the host-wide settings set for the run\n"
 		"                     and the packet correctors' counters\n"
 		"      --vm           replay inside the testbed VM (QEMU, the patched kernel,\n"
-		"                     this host's files; deter's source tree's tests/vm/run),\n"
+		"                     this host's files; deter's source tree's testbed/run),\n"
 		"                     for hosts that cannot load deter.ko; outputs land here\n"
 		"      --kernel IMAGE with --vm: boot IMAGE (default: the one 'make kernel' built)\n"
 		"\n"

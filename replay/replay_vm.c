@@ -4,14 +4,14 @@
  *
  * A host that cannot load deter.ko (or runs a kernel without deter's
  * hooks) replays in the VM that boots the patched kernel with the host's
- * root filesystem (tests/vm/run). The logs are checked on the host first;
+ * root filesystem (testbed/run). The logs are checked on the host first;
  * the guest then runs
  *
  *   insmod deter.ko && deter replay LOG LOG -o OUTDIR [--pcap P] ...
  *
  * with OUTDIR (and the capture's directory) shared writable and the logs'
  * directories shared read-only where the guest's tmpfs would hide them.
- * The runner and deter.ko are found next to this binary (BIN/../tests/vm/run,
+ * The runner and deter.ko are found next to this binary (BIN/../testbed/run,
  * BIN/../deter.ko), or in DETER_VM_RUN and DETER_KO.
  */
 #include <errno.h>
@@ -159,8 +159,8 @@ int replay_vm_run(const struct replay_vm_opts *o, char **err)
 	int i, j, nshared = 0, status, ret = -1;
 	pid_t pid;
 
-	if (replay_vm_find("DETER_VM_RUN", "tests/vm/run", X_OK,
-			   "the testbed VM runner, tests/vm/run of deter's source tree",
+	if (replay_vm_find("DETER_VM_RUN", "testbed/run", X_OK,
+			   "the testbed VM runner, testbed/run of deter's source tree",
 			   run, err) ||
 	    replay_vm_find("DETER_KO", "deter.ko", R_OK, "deter.ko built for the VM's kernel",
 			   ko, err))

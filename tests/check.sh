@@ -104,13 +104,13 @@ for g in "${groups[@]}"; do
 	fuzz) group fuzz fuzz ;;
 	bats) group bats bats --tap tests/bats ;;
 	lint) group lint tests/lint.sh ;;
-	vm) group vm tests/vm/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite \
+	vm) group vm testbed/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite \
 		tests/netns/*.sh "${replays[@]:0:half}" ;;
-	vm2) group vm2 tests/vm/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite \
+	vm2) group vm2 testbed/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite \
 		--no-kunit "${replays[@]:half}" ;;
 	# A replay under function_graph: ftrace patches code the other vCPU
 	# runs, which multi-threaded TCG does not always see (guest oops).
-	vm-traced) group vm-traced tests/vm/run --tcg-single --timeout 1200 -- \
+	vm-traced) group vm-traced testbed/run --tcg-single --timeout 1200 -- \
 		tests/vm/suite tests/replay/traced.sh ;;
 	# deter replay --vm from this host: records in one VM, replays in another.
 	vm-host) group vm-host tests/vm/replay_vm.sh ;;

@@ -4,4 +4,4 @@
 # make demo: boot the testbed VM and run tests/vm/demo in it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec tests/vm/run --timeout 600 -- tests/vm/demo
+exec testbed/run --timeout 600 -- tests/vm/demo

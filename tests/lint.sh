@@ -8,7 +8,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-kdir=${KDIR:-$(tests/vm/kernel.sh tree 2>/dev/null)}
+kdir=${KDIR:-$(testbed/kernel.sh tree 2>/dev/null)}
 if [ -z "$kdir" ] || [ ! -x "$kdir/scripts/checkpatch.pl" ]; then
 	echo "not ok 1 - lint: no kernel tree with scripts/checkpatch.pl (make kernel or KDIR=)"
 	exit 1

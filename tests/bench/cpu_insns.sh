@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d /tmp/deter-cpu.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-"$top/tests/vm/run" --tcg-single --timeout 3600 \
+"$top/testbed/run" --tcg-single --timeout 3600 \
 	--plugin "$top/build/tests/bench/insns.so,out=$tmp/marks" -- \
 	"$top/tests/bench/cpu.sh" > "$tmp/out" 2>&1
 rc=$?

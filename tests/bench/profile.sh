@@ -40,7 +40,7 @@ for f in build/tests/bench/profile.so build/tests/bench/insnmark deter.ko bin/de
 done
 tmp=$(mktemp -d /tmp/deter-profile.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$top/tests/vm/run" --tcg-single --timeout 3600 --rw "$tmp" \
+if ! "$top/testbed/run" --tcg-single --timeout 3600 --rw "$tmp" \
 	--plugin "$top/build/tests/bench/profile.so,out=$tmp/blocks" -- \
 	"$top/tests/bench/profile.sh" --guest "$w" "$tmp" > "$tmp/out" 2>&1; then
 	tail -5 "$tmp/out" >&2

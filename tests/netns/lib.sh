@@ -3,7 +3,7 @@
 #
 # Testbed library for deter's netns scenarios (modelled on
 # tools/testing/selftests/net/lib.sh). Source it from a scenario; it runs
-# inside the testbed VM (tests/vm/run), as root.
+# inside the testbed VM (testbed/run), as root.
 #
 # Topology built by testbed_create:
 #

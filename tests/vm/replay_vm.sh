@@ -19,7 +19,7 @@
 
 source "$(dirname "$0")/../replay/lib.sh"	# helpers; no testbed on this side
 
-VMRUN=$TB_TOP/tests/vm/run
+VMRUN=$TB_TOP/testbed/run
 LEAD=${DETER_VM_CLOCK_LEAD:-30}
 
 # In the VM: load deter.ko, record linger_close's connection, no replays.

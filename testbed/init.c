@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * deter-vm-init: PID 1 of the deter testbed VM (see tests/vm/run).
+ * deter-vm-init: PID 1 of the deter testbed VM (see testbed/run).
  *
  * Mounts the basics with mount(2) (under TCG every exec over 9p costs
  * hundreds of milliseconds, so no mount(8)), runs the command the host

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build and locate the deter testbed kernel: Debian's linux-source-6.12 with
-# patches/series applied and tests/vm/kernel.config merged on allnoconfig.
+# patches/series applied and testbed/kernel.config merged on allnoconfig.
 #
 #   kernel.sh build     build (or reuse) the kernel for FLAVOUR
 #   kernel.sh tree      print the prepared source tree (for KDIR)
@@ -20,7 +20,7 @@ set -euo pipefail
 
 prog=kernel.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+top=$(cd "$here/.." && pwd)
 cache=${DETER_CACHE:-$HOME/.cache/deter}
 flavour=${FLAVOUR:-default}
 src_pkg=linux-source-6.12
