@@ -7,6 +7,8 @@
 #                   under $(DETER_CACHE) (default ~/.cache/deter)
 #   make kmod       deter.ko and deter_kunit.ko against KDIR (default: that kernel)
 #   make check      set-up + every test: unit, bats, lint, VM suite (KUnit, netns)
+#   make check-debug the VM suite on the debug kernel (KASAN, lockdep, kmemleak)
+#   make check-debug-ci  its fixed part that CI runs (tests/check.sh vm-debug)
 #   make demo       set-up + the testbed demo
 #   make install    bin/deter to $(PREFIX)/bin, deter.ko to KDIR's module dir
 #   make deps       install the Debian packages the above need
@@ -44,7 +46,7 @@ TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
 # KDIR: a prepared 6.12 tree with patches/ applied; default the testbed kernel.
 KDIR ?= $(shell testbed/kernel.sh tree 2>/dev/null)
 
-.PHONY: all deps kernel kmod unit check demo bench install clean lint
+.PHONY: all deps kernel kmod kmod-debug unit check check-debug check-debug-ci demo bench install clean lint
 
 all: bin/deter
 
@@ -84,6 +86,17 @@ kmod:
 	@test -n "$(KDIR)" || { echo "make: no kernel tree: run 'make kernel' or pass KDIR=/path/to/linux-6.12" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# deter.ko for the debug kernel, built from a copy of the module's
+# sources under $(B)/kmod-debug so that it does not replace ./deter.ko.
+DEBUG_KDIR = $(shell FLAVOUR=debug testbed/kernel.sh tree 2>/dev/null)
+KMOD_SRCS := Kbuild $(wildcard kmod/*.[ch] include/*.h tests/kunit/*.[ch])
+
+kmod-debug:
+	@test -n "$(DEBUG_KDIR)" || { echo "make: no debug kernel tree: run 'make kernel FLAVOUR=debug'" >&2; exit 1; }
+	@mkdir -p $(B)/kmod-debug
+	@tar cf - $(KMOD_SRCS) | tar xf - -C $(B)/kmod-debug
+	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(B)/kmod-debug modules
+
 lint:
 	tests/lint.sh
 
@@ -92,6 +105,18 @@ check: deps
 	$(MAKE) kernel
 	$(MAKE) kmod
 	tests/check.sh
+
+check-debug: deps
+	$(MAKE) all unit
+	$(MAKE) kernel FLAVOUR=debug
+	$(MAKE) kmod-debug
+	tests/check.sh --debug vm vm2 vm-traced
+
+check-debug-ci: deps
+	$(MAKE) all unit
+	$(MAKE) kernel FLAVOUR=debug
+	$(MAKE) kmod-debug
+	tests/check.sh --debug vm-debug
 
 demo: deps
 	$(MAKE) all $(TEST_TOOLS)

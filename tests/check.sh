@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check's runner. Runs every test group, shows its output, counts
-# results and ends with one line: 'N passed, N failed, N skipped'.
+# results and ends with one line: 'N passed, N failed'. A skipped test,
+# a group that exits non-zero without reporting a failure, and a VM
+# scenario that never reported (tests/vm/harness.sh) each count as failed.
 #
-#   tests/check.sh [unit] [fuzz] [bats] [lint] [vm] [vm2] [vm-traced] [vm-host]
-#                                                    (default: all groups)
+#   tests/check.sh [--debug] [unit] [fuzz] [bats] [lint] [vm] [vm2] [vm-traced]
+#                  [vm-debug] [vm-host]     (default: all groups but vm-debug)
 #
 # vm and vm2 each boot the testbed VM once: vm runs KUnit, the netns
 # scenarios and the first half of the replay scenarios, vm2 the rest, so
@@ -24,23 +26,38 @@ trap 'rm -rf "$out"' EXIT
 
 pass=0
 fail=0
-skip=0
 
 count() {	# file
 	local p f s
 	p=$(grep -cE '^ok [0-9]+|^TEST: .*\[ OK \]$' "$1")
 	s=$(grep -cE '^ok [0-9]+ .*# [Ss][Kk][Ii][Pp]|^TEST: .*\[SKIP\]$' "$1")
 	f=$(grep -cE '^not ok [0-9]+|^TEST: .*\[FAIL\]$' "$1")
+	# make check builds and boots everything its tests need: a test that
+	# skips did not run, and counts as failed.
 	pass=$((pass + p - s))
-	skip=$((skip + s))
-	fail=$((fail + f))
+	fail=$((fail + f + s))
 	# A failure's own lines (the indented ones above a VM [FAIL], the
 	# TAP line itself) again at the end, where CI's tail shows them.
 	# Other output (BENCH lines, helpers' chatter) may sit between the
 	# reasons and their [FAIL]: only a test's verdict ends its context.
 	awk '/^    / { ctx = ctx $0 "\n"; next }
-	     /^not ok [0-9]+|^TEST: .*\[FAIL\]$/ { printf "%s%s\n", ctx, $0 }
+	     /^not ok [0-9]+|^TEST: .*\[(FAIL|SKIP)\]$|^ok [0-9]+ .*# [Ss][Kk][Ii][Pp]/ { printf "%s%s\n", ctx, $0 }
 	     /^(not )?ok [0-9]+|^TEST: / { ctx = "" }' "$1" | cut -c1-400 >> "$out/failures"
+}
+
+# ran_all NAME SCENARIO...: every SCENARIO reported '# scenario: X ran'
+# (tests/vm/harness.sh) in group NAME's log; each one missing, because
+# the VM died or timed out before it, is a failure named here.
+ran_all() {
+	local name=$1 s n
+	shift
+	for s in "$@"; do
+		n=$(basename "$s" .sh)
+		[ "$n" != lib ] || continue
+		grep -qx "# scenario: $n ran" "$out/$name.log" && continue
+		echo "not ok - $name: scenario $n did not run" | tee -a "$out/failures"
+		fail=$((fail + 1))
+	done
 }
 
 # group NAME CMD...: run CMD, tee its output, count it; a non-zero exit
@@ -92,8 +109,31 @@ fuzz() {
 }
 
 # The replay scenarios, split in two halves for vm and vm2.
+mapfile -t netns < <(ls tests/netns/*.sh | grep -v '/lib\.sh$')
 mapfile -t replays < <(ls tests/replay/*.sh | grep -v -e '/lib\.sh$' -e '/traced\.sh$')
 half=$(((${#replays[@]} + 1) / 2))
+
+# --debug: the VM groups boot the debug kernel (KASAN, lockdep, kmemleak;
+# make kernel FLAVOUR=debug) with its build of deter.ko (make kmod-debug),
+# each with four times the time.
+vmrun=(testbed/run)
+vm_timeout=${DETER_VM_TIMEOUT:-2400}
+if [ "${1:-}" = --debug ]; then
+	shift
+	image=$(FLAVOUR=debug testbed/kernel.sh image) || exit 1
+	vmrun+=(--kernel "$image")
+	vm_timeout=$((vm_timeout * 4))
+	export DETER_KO=$top/build/kmod-debug/deter.ko
+	export DETER_KUNIT_KO=$top/build/kmod-debug/deter_kunit.ko
+fi
+
+# vm-debug, the part of the suite CI runs on the debug kernel: KUnit,
+# the recording scenarios (tests/netns), and every third replay scenario
+# in name order (the first, fourth, ...), a fixed third.
+debug_replays=()
+for i in "${!replays[@]}"; do
+	[ $((i % 3)) -ne 0 ] || debug_replays+=("${replays[i]}")
+done
 
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm vm2 vm-traced vm-host)
@@ -104,17 +144,23 @@ for g in "${groups[@]}"; do
 	fuzz) group fuzz fuzz ;;
 	bats) group bats bats --tap tests/bats ;;
 	lint) group lint tests/lint.sh ;;
-	vm) group vm testbed/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite \
-		tests/netns/*.sh "${replays[@]:0:half}" ;;
-	vm2) group vm2 testbed/run --timeout "${DETER_VM_TIMEOUT:-2400}" -- tests/vm/suite \
-		--no-kunit "${replays[@]:half}" ;;
+	vm) group vm "${vmrun[@]}" --timeout "$vm_timeout" -- tests/vm/suite \
+		"${netns[@]}" "${replays[@]:0:half}"
+	    ran_all vm "${netns[@]}" "${replays[@]:0:half}" ;;
+	vm2) group vm2 "${vmrun[@]}" --timeout "$vm_timeout" -- tests/vm/suite \
+		--no-kunit "${replays[@]:half}"
+	     ran_all vm2 "${replays[@]:half}" ;;
 	# A replay under function_graph: ftrace patches code the other vCPU
 	# runs, which multi-threaded TCG does not always see (guest oops).
-	vm-traced) group vm-traced testbed/run --tcg-single --timeout 1200 -- \
-		tests/vm/suite tests/replay/traced.sh ;;
+	vm-traced) group vm-traced "${vmrun[@]}" --tcg-single --timeout $((vm_timeout / 2)) -- \
+		tests/vm/suite tests/replay/traced.sh
+		   ran_all vm-traced tests/replay/traced.sh ;;
+	vm-debug) group vm-debug "${vmrun[@]}" --timeout "$vm_timeout" -- tests/vm/suite \
+		"${netns[@]}" "${debug_replays[@]}"
+		  ran_all vm-debug "${netns[@]}" "${debug_replays[@]}" ;;
 	# deter replay --vm from this host: records in one VM, replays in another.
 	vm-host) group vm-host tests/vm/replay_vm.sh ;;
-	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm2, vm-traced, vm-host)" >&2; exit 2 ;;
+	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm2, vm-traced, vm-debug, vm-host)" >&2; exit 2 ;;
 	esac
 done
 if [ -s "$out/failures" ]; then
@@ -122,5 +168,5 @@ if [ -s "$out/failures" ]; then
 	cat "$out/failures"
 fi
 echo "check: ${groups[*]} in $(($(date +%s) - start)) s"
-echo "$pass passed, $fail failed, $skip skipped"
+echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

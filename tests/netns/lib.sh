@@ -40,16 +40,15 @@ TB_CAPS=()		# running captures, stopped by capture_stop
 TB_TMP=${TB_TMP:-$(mktemp -d /tmp/deter-tb.XXXXXX)}
 RET=0			# worst result of the scenario so far
 
-# log_test RC NAME: print one selftests-style result line.
-# A skip counts as a failure under CI: the VM suite must run everything.
+# log_test RC NAME: print one selftests-style result line. The VM has
+# everything a scenario needs, so a skip ($ksft_skip) is a failure too.
 log_test() {
 	local rc=$1 name=$2
 
 	if [ "$rc" -eq 0 ]; then
 		printf 'TEST: %-60s [ OK ]\n' "$name"
-	elif [ "$rc" -eq "$ksft_skip" ] && [ -z "${CI:-}" ]; then
-		printf 'TEST: %-60s [SKIP]\n' "$name"
 	else
+		[ "$rc" -ne "$ksft_skip" ] || echo "    skipped: the VM suite runs everything"
 		printf 'TEST: %-60s [FAIL]\n' "$name"
 		RET=$ksft_fail
 	fi
@@ -165,31 +164,50 @@ switch_red() {
 		probability 1 ecn
 }
 
-# switch_drop_nth FROM_IP N: drop exactly the Nth (1-based) data-carrying
-# packet from FROM_IP that the switch forwards, and nothing else.
-# switch_drop_first_syn FROM: the switch drops the first SYN from FROM.
-switch_drop_first_syn() {
-	ip netns exec "$SW" nft -f - <<-NFT
+# switch_nft NAME RULES: install the switch's fault rules (a chain
+# NAME in table inet deter_tb); a failure is a reported one. Every rule
+# carries a counter, which switch_faults_check reads back.
+switch_nft() {
+	ip netns exec "$SW" nft -f - <<-NFT && return 0
 	table inet deter_tb {
-		chain drop_syn {
+		chain $1 {
 			type filter hook forward priority 0;
-			ip saddr $1 tcp flags & (syn | ack) == syn numgen inc mod 1000000000 == 0 counter drop
+			$2
 		}
 	}
 	NFT
+	log_test 1 "switch: fault rule $1 installed"
+	return 1
 }
 
-switch_drop_nth() {
-	local from=$1 n=$2
+# switch_drop_first_syn FROM: the switch drops the first SYN from FROM.
+switch_drop_first_syn() {
+	switch_nft drop_syn "ip saddr $1 tcp flags & (syn | ack) == syn numgen inc mod 1000000000 == 0 counter drop"
+}
 
-	ip netns exec "$SW" nft -f - <<-NFT
-	table inet deter_tb {
-		chain drop_nth {
-			type filter hook forward priority 0;
-			ip saddr $from tcp flags & (syn | fin | rst) == 0 ip length > 52 numgen inc mod 1000000000 == $((n - 1)) counter drop
-		}
-	}
-	NFT
+# switch_drop_nth FROM_IP N: drop exactly the Nth (1-based) data-carrying
+# packet from FROM_IP that the switch forwards, and nothing else.
+switch_drop_nth() {
+	switch_nft drop_nth "ip saddr $1 tcp flags & (syn | fin | rst) == 0 ip length > 52 numgen inc mod 1000000000 == $(($2 - 1)) counter drop"
+}
+
+# switch_faults_check NAME: every counted rule of the switch's deter_tb
+# table matched at least one packet: a fault a scenario injects must
+# have happened for its replay to prove anything. Prints one result
+# (none when the switch has no such rule); status 1 on a failure.
+switch_faults_check() {
+	local rules bad
+
+	rules=$(ip netns exec "$SW" nft list table inet deter_tb 2>/dev/null |
+		grep -o 'counter packets [0-9]* .*')
+	[ -n "$rules" ] || return 0
+	bad=$(echo "$rules" | grep '^counter packets 0 ')
+	CHECK_RC=0
+	[ -z "$bad" ]
+	check_err $? "rules that matched no packet: $(echo "$bad" | tr '\n' ';')"
+	log_test $CHECK_RC "$1: the switch's faults happened ($(echo "$rules" |
+		sed 's/counter packets \([0-9]*\) bytes [0-9]* \(.*\)/\2 \1/' | tr '\n' ' ' | sed 's/ $//'))"
+	return $CHECK_RC
 }
 
 # switch_delay_first_ack FROM_IP DEV DELAY: the switch holds the first
@@ -199,14 +217,7 @@ switch_drop_nth() {
 switch_delay_first_ack() {
 	local from=$1 dev=$2 delay=$3
 
-	ip netns exec "$SW" nft -f - <<-NFT || return 1
-	table inet deter_tb {
-		chain delay_ack {
-			type filter hook forward priority 0;
-			ip saddr $from tcp flags == ack ip length <= 52 numgen inc mod 1000000000 == 0 counter meta priority set 1:3
-		}
-	}
-	NFT
+	switch_nft delay_ack "ip saddr $from tcp flags == ack ip length <= 52 numgen inc mod 1000000000 == 0 counter meta priority set 1:3" || return 1
 	tc -n "$SW" qdisc replace dev "$dev" root handle 1: prio &&
 	tc -n "$SW" qdisc add dev "$dev" parent 1:3 handle 30: netem delay "$delay"
 }

@@ -34,14 +34,7 @@ BUDGET_BYTES=$((48 * 1024))
 testbed_create || exit $ksft_fail
 link_shape "$A" a0 1ms
 link_shape "$B" b0 1ms
-ip netns exec "$SW" nft -f - <<-NFT || exit $ksft_fail
-table inet deter_tb {
-	chain drop_5202 {
-		type filter hook forward priority 0;
-		ip saddr $A_IP tcp dport 5202 ip length > 52 numgen inc mod 5 == 4 counter drop
-	}
-}
-NFT
+switch_nft drop_5202 "ip saddr $A_IP tcp dport 5202 ip length > 52 numgen inc mod 5 == 4 counter drop" || exit $ksft_fail
 
 # conn PORT N: one connection from A to B's PORT, N RPCs.
 conn() {

@@ -9,14 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off 100mbit || exit $ksft_fail
-ip netns exec "$SW" nft -f - <<NFT
-table inet deter_tb {
-	chain drop_acks {
-		type filter hook forward priority 0;
-		ip saddr $B_IP tcp flags & (syn | fin | rst) == 0 ip length 52 numgen inc mod 3 == 2 counter drop
-	}
-}
-NFT
+switch_nft drop_acks "ip saddr $B_IP tcp flags & (syn | fin | rst) == 0 ip length 52 numgen inc mod 3 == 2 counter drop"
 
 workload() {
 	tcpwl_pair '' '--bytes 1000000'

@@ -30,5 +30,5 @@ workload() {
 	wait "${LONG[@]}"
 }
 
-scenario_run short_behind_long
+scenario_run short_behind_long premise_qdisc_drops short_behind_long s1
 exit $RET

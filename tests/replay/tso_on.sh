@@ -12,5 +12,5 @@ workload() {
 	tcpwl_pair '' '--bytes 1000000'
 }
 
-scenario_run tso_on
+scenario_run tso_on premise_tso tso_on
 exit $RET

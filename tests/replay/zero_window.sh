@@ -13,5 +13,5 @@ workload() {
 	tcpwl_pair '--rcvbuf 8192 --read-size 1000 --read-delay-us 20000' '--bytes 60000'
 }
 
-scenario_run zero_window
+scenario_run zero_window premise_truth zero_window b ", win 0," "B advertise a zero window"
 exit $RET
