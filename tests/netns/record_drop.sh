@@ -54,6 +54,7 @@ ip netns exec "$A" strace -qq -e trace=sendto,recvfrom -o "$TB_TMP/client.strace
 	"$TCPWL" client -c "$B_IP" --bytes $BYTES > /dev/null
 wait $srv
 capture_stop
+switch_faults_check "$SCENARIO"
 sleep 0.5
 maps=$(grep -c '/trace_pipe_raw$' "/proc/$rec/maps")
 kill -INT $rec

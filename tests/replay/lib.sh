@@ -357,7 +357,7 @@ scenario_replays() {
 }
 
 # spliced_check NAME BYTES OFF [CONT]: A's log ($ID) has every send
-# spliced, BYTES in all, each with its pages (format 12), the first's
+# spliced, BYTES in all, each with its pages, the first's
 # from offset OFF in its page (where tcpwl's sendfile() started), and
 # sends whose pages go on from the last one's: at least one if CONT is
 # "some", none if "none" (unchecked if absent).
@@ -386,7 +386,7 @@ spliced_check() {
 # splice_read_check NAME SLOTS [nonblock]: B's log ($peer) has each of
 # the splice() calls tcpwl made into a pipe of SLOTS buffers (it prints
 # "splice_reads N") and no recv(), 1000000 bytes in all, each call with
-# its pipe's room (format 14): SLOTS where tcpwl emptied the pipe after
+# its pipe's room: SLOTS where tcpwl emptied the pipe after
 # every call (no --pipe-keep), 1 to SLOTS and not always SLOTS where it
 # left bytes in it every other call; each nonblocking if "nonblock",
 # none otherwise.

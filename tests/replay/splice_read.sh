@@ -5,7 +5,7 @@
 # does, emptying the pipe after each call; A's 100th segment is dropped.
 # B's log must have each of those calls, as many as tcpwl made, with the
 # bytes tcpwl received (patch 0021; before, their lock turns only) and
-# the room of the pipe each filled (patch 0023, log format 14): how many
+# the room of the pipe each filled (patch 0023): how many
 # bytes a call moves depends on it, TCP adding a pipe buffer per
 # fragment until the pipe is full. The replay's generator gives its own
 # pipe that room; before, deter replay refused such a log.

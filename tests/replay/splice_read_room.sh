@@ -10,9 +10,8 @@
 # fill before the bytes splice() asks (the room in pages) are moved.
 # B's log must have each call's room, 1 to 4 buffers and not always 4,
 # and each nonblocking; the replay, whose pipe gets each call's room,
-# must be identical to tcpdump's. With the replay's pipe given all its
-# room instead (twenty-seventh session), 3 of 3 replays diverged, one at
-# a call that moved 10304 bytes in the original and 12288 in the replay.
+# must be identical to tcpdump's. A replay whose pipe had all its room
+# would move more bytes in some call than the original did, and diverge.
 source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off 100mbit || exit $ksft_fail

@@ -8,9 +8,7 @@
 # replay has no switch: A's GSO packets reach B's corrector whole, and
 # it cannot split them (NFQUEUE's own segmentation would copy each
 # segment's payload into its head, which B charges otherwise). deter
-# replay must say so at the first such packet, naming it. Before
-# (twenty-eighth session) the corrector held the packet for its first
-# segment's turn, gave up after 2 s, and the replay diverged.
+# replay must say so at the first such packet, naming it.
 source "$(dirname "$0")/lib.sh"
 
 ecn_testbed on || exit $ksft_fail

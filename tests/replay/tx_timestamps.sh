@@ -6,7 +6,7 @@
 # send(). TCP marks each send's last byte, which keeps its skb from being
 # merged with the next, and each timestamp is charged to A's receive
 # memory until read: A's log must say which sends asked for timestamps
-# (log format 13) and have the error queue's reads strace saw, and deter
+# and have the error queue's reads strace saw, and deter
 # replay must refuse the log in one line naming the first such send.
 source "$(dirname "$0")/lib.sh"
 

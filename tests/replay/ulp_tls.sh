@@ -6,7 +6,7 @@
 # sockmap puts a layer above TCP that calls it past deter's hooks
 # (kTLS's sends reach TCP through tcp_sendmsg_locked(), not
 # tcp_sendmsg()), so A's log would have lock turns without their calls:
-# it must be marked incomplete, "unseen-calls" (log format 13), B's
+# it must be marked incomplete, "unseen-calls", B's
 # (which reads the records as plain bytes) must be complete, and deter
 # replay must refuse the pair in one line saying why.
 source "$(dirname "$0")/lib.sh"

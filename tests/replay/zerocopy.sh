@@ -5,7 +5,7 @@
 # reads the completions off its error queue after every send(). Each
 # completion is charged to A's receive memory, from which TCP computes
 # the window A advertises, until A reads it, unlocked: A's log must say
-# which sends were zerocopy (log format 13) and have the error queue's
+# which sends were zerocopy and have the error queue's
 # reads strace saw, and deter replay must refuse the log in one line
 # naming the first such send, rather than replay it as copying sends.
 source "$(dirname "$0")/lib.sh"

@@ -7,7 +7,7 @@
 # have their lock turns and no read, a connection whose application
 # never read. deter.ko finds, at B's close(), bytes read since the last
 # read call it saw, so B's log must be marked incomplete, "unseen-calls"
-# (log format 13), A's must be complete, and deter replay must refuse
+#, A's must be complete, and deter replay must refuse
 # the pair in one line saying why.
 source "$(dirname "$0")/lib.sh"
 
