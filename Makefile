@@ -155,7 +155,4 @@ bench: deps
 		$(B)/tests/bench/insnmark $(B)/tests/bench/planes
 	$(MAKE) kernel
 	$(MAKE) kmod
-	testbed/run --timeout 3000 -- tests/bench/record.sh
-	testbed/run --timeout 1200 -- tests/bench/clock.sh
-	tests/bench/cpu_insns.sh
-	testbed/run --timeout 5400 -- tests/bench/replay.sh
+	tests/bench/figures.sh
