@@ -229,7 +229,7 @@ switch_delay_first_ack() {
 # TCP in an order other than the one tcpdump on DEV saw, and one can be
 # looked up to a socket that another CPU's FIN moves to time-wait before
 # it takes the socket's lock (deter cannot replay that: the replay's
-# lookup finds the time-wait socket; kmod/nondeterminism.md). With a
+# lookup finds the time-wait socket; docs/nondeterminism.md). With a
 # flow on one CPU, only a close() or timer on another CPU can still
 # race a segment that way, far more rarely.
 rx_one_cpu() {
