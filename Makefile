@@ -19,16 +19,17 @@ CC ?= gcc
 PKGS := libnetfilter_queue libmnl libzstd libtraceevent libtracefs
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
-CPPFLAGS += -Iinclude -Irecorder -Ireplay -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Ilog -Irecorder -Ireplay -D_GNU_SOURCE
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
 B := build
 # Modules unit tests link without a main().
-REC_OBJS := $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
+# The log library (log/), which recorder and replay both use.
+LOG_OBJS := $(B)/log/rec_varint.o $(B)/log/rec_log.o $(B)/log/rec_index.o
+REC_OBJS := $(LOG_OBJS) \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
-	    $(B)/recorder/rec_main.o $(B)/recorder/rec_index.o \
-	    $(B)/recorder/rec_keep.o
+	    $(B)/recorder/rec_main.o $(B)/recorder/rec_keep.o
 # The packet corrector is written alongside; link it once it is there.
 CORR_OBJS := $(if $(wildcard replay/corrector.c),$(B)/replay/corrector.o)
 REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
@@ -70,7 +71,7 @@ $(B)/tests/netns/%: $(B)/tests/netns/%.o
 unit: $(UNIT_TESTS) $(TEST_TOOLS) $(B)/tests/fuzz/rec_log_fuzz
 
 # libFuzzer target for the log decoder (clang), run by make check.
-$(B)/tests/fuzz/rec_log_fuzz: tests/fuzz/rec_log_fuzz.c recorder/rec_log.c recorder/rec_varint.c
+$(B)/tests/fuzz/rec_log_fuzz: tests/fuzz/rec_log_fuzz.c log/rec_log.c log/rec_varint.c
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) -o $@ $^ -lzstd
 
