@@ -26,7 +26,9 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 B := build
 # Modules unit tests link without a main().
 # The log library (log/), which recorder and replay both use.
-LOG_OBJS := $(B)/log/rec_varint.o $(B)/log/rec_log.o $(B)/log/rec_index.o
+LOG_OBJS := $(addprefix $(B)/log/,rec_err.o rec_varint.o rec_codec.o rec_enc.o \
+	      rec_dec.o rec_write.o rec_read.o rec_rewrite.o rec_names.o \
+	      rec_sysctl.o rec_index.o)
 REC_OBJS := $(LOG_OBJS) \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
 	    $(B)/recorder/rec_main.o $(B)/recorder/rec_keep.o
@@ -71,7 +73,8 @@ $(B)/tests/netns/%: $(B)/tests/netns/%.o
 unit: $(UNIT_TESTS) $(TEST_TOOLS) $(B)/tests/fuzz/rec_log_fuzz
 
 # libFuzzer target for the log decoder (clang), run by make check.
-$(B)/tests/fuzz/rec_log_fuzz: tests/fuzz/rec_log_fuzz.c log/rec_log.c log/rec_varint.c
+$(B)/tests/fuzz/rec_log_fuzz: tests/fuzz/rec_log_fuzz.c $(addprefix log/,rec_dec.c \
+			       rec_codec.c rec_varint.c rec_err.c)
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) -o $@ $^ -lzstd
 
