@@ -55,6 +55,10 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(WARN) -pthread -MMD -MP -c -o $@ $<
 
+# The log library sees neither program's headers, the replay not the recorder's.
+$(B)/log/%.o: CPPFLAGS := $(filter-out -Irecorder -Ireplay,$(CPPFLAGS))
+$(B)/replay/%.o: CPPFLAGS := $(filter-out -Irecorder,$(CPPFLAGS))
+
 bin/deter: $(DETER_OBJS)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
