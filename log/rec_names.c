@@ -33,6 +33,7 @@ const char *const rec_tcpopts[DETER_TCPOPT_MAX] = {
 	[DETER_TCPOPT_SNDTIMEO] = "sndtimeo_us",
 };
 
+/* enum deter_abi_call's names, as deter show prints them. */
 const char *const rec_call_names[DETER_ABI_CALL_MAX] = {
 	"sendmsg", "recvmsg", "shutdown", "close", "setsockopt", "splice_read",
 	"recv_errqueue",

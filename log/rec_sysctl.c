@@ -33,8 +33,8 @@
 
 /* A set of CONFIG SYSCTL values, by enum deter_sysctl. */
 struct rec_settings {
-	long long v[DETER_SYSCTL_MAX];
-	char have[DETER_SYSCTL_MAX];	/* else at its default */
+	long long v[DETER_SYSCTL_MAX];	/* values, as rec_sysctl_value() */
+	char have[DETER_SYSCTL_MAX];	/* logged; else at its default */
 };
 
 /* Appends one setting's change, "DIR.NAME[ELEM] OLD -> NEW", to @buf. */
