@@ -21,16 +21,19 @@ CC ?= gcc
 PKGS := libnetfilter_queue libmnl libzstd libtraceevent libtracefs
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
-CPPFLAGS += -Iinclude -Irecorder -Ireplay -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Ilog -Irecorder -Ireplay -D_GNU_SOURCE
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
 B := build
 # Modules unit tests link without a main().
-REC_OBJS := $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
+# The log library (log/), which recorder and replay both use.
+LOG_OBJS := $(addprefix $(B)/log/,rec_err.o rec_varint.o rec_codec.o rec_enc.o \
+	      rec_dec.o rec_write.o rec_read.o rec_rewrite.o rec_names.o \
+	      rec_sysctl.o rec_index.o)
+REC_OBJS := $(LOG_OBJS) \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
-	    $(B)/recorder/rec_main.o $(B)/recorder/rec_index.o \
-	    $(B)/recorder/rec_keep.o
+	    $(B)/recorder/rec_main.o $(B)/recorder/rec_keep.o
 # The packet corrector is written alongside; link it once it is there.
 CORR_OBJS := $(if $(wildcard replay/corrector.c),$(B)/replay/corrector.o)
 REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
@@ -54,6 +57,10 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(WARN) -pthread -MMD -MP -c -o $@ $<
 
+# The log library sees neither program's headers, the replay not the recorder's.
+$(B)/log/%.o: CPPFLAGS := $(filter-out -Irecorder -Ireplay,$(CPPFLAGS))
+$(B)/replay/%.o: CPPFLAGS := $(filter-out -Irecorder,$(CPPFLAGS))
+
 bin/deter: $(DETER_OBJS)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
@@ -72,7 +79,8 @@ $(B)/tests/netns/%: $(B)/tests/netns/%.o
 unit: $(UNIT_TESTS) $(TEST_TOOLS) $(B)/tests/fuzz/rec_log_fuzz
 
 # libFuzzer target for the log decoder (clang), run by make check.
-$(B)/tests/fuzz/rec_log_fuzz: tests/fuzz/rec_log_fuzz.c recorder/rec_log.c recorder/rec_varint.c
+$(B)/tests/fuzz/rec_log_fuzz: tests/fuzz/rec_log_fuzz.c $(addprefix log/,rec_dec.c \
+			       rec_codec.c rec_varint.c rec_err.c)
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) -o $@ $^ -lzstd
 

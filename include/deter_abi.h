@@ -14,44 +14,12 @@
 #include <linux/types.h>
 #endif
 
-/* Version of the event and log formats defined here. */
+/*
+ * Version of the event and log formats defined here: a log of any other
+ * version is refused whole (log/rec_read.c).
+ */
 enum {
 	DETER_ABI_VERSION = 15,
-	/*
-	 * Oldest log format still read: 2 lacks VALUE CHILD_IPID and LOCK's
-	 * NOT_DUE bit (its LOCK a is 0 or DEFERRED); 2 and 3 keep a log's
-	 * body in one stream with every record's sequence delta, 4 and 5 in
-	 * streams by kind (recorder/rec_log.c). 5 adds VALUE MEM,
-	 * HOST_BUSY and RANDOM, NET ICMP and CALL SETSOCKOPT, encoded as 4
-	 * encodes events. 6 logs TCP clock deltas in microseconds (deter.ko
-	 * rounds a recorded socket's clock down to one) and send-time
-	 * samples against the clock, with a stream of their own. 7 splits
-	 * the clock deltas' low bytes from the rest, another stream. 8
-	 * puts a clock delta in one of three pairs of streams by what came
-	 * before it: a segment, a lock, anything else. 9 lets a body be
-	 * several chunks, each in a zstd frame of its own, encoded as 8
-	 * encodes a body with the context going on from chunk to chunk.
-	 * 10 is encoded as 9, and logs a handler deferred to the owner
-	 * where the owner ran it, in tcp_release_cb(); older logs have it
-	 * where its timer or tasklet found the socket owned, which the
-	 * replay cannot place (it refuses those). 11 adds RX's CTL bit: a
-	 * segment the peer's control socket sent for its time-wait socket,
-	 * with its TS value, which older logs count in the IP ID series (a
-	 * gap up to its ID 0, reported as drops). 12 adds a spliced
-	 * send's pages, b of its CALL_DONE (DETER_SPLICE_*), which older
-	 * logs lack (their replays lay the bytes out from offset 0 of a
-	 * page, one file front to back), and CALL SPLICE_READ (older logs
-	 * have only the lock turns of splice() from the socket). 13 adds
-	 * the DETER_SEND_* bits to a send's CALL_DONE b (a send whose
-	 * completions or transmit timestamps go to the error queue) and
-	 * CALL RECV_ERRQUEUE (older logs lack the error queue's reads).
-	 * 14 adds a splice read's pipe room and whether its socket was
-	 * nonblocking to its CALL flags (DETER_SPLICE_RD_*), without which
-	 * the replay refuses it, and signals that ended one. 15 adds
-	 * VALUE MISSING SETTINGS and the CONFIG SYSCTL events after it
-	 * (older logs have CONFIG SYSCTL only at the start).
-	 */
-	DETER_ABI_VERSION_MIN = 2,
 };
 
 /*

@@ -88,19 +88,6 @@ static int replay_log_check(const char *path, const struct rec_log *log, char **
 
 	for (i = 0; i < log->nevs; i++) {
 		e = &log->evs[i];
-		if (log->hdr.version < 10 && e->type == DETER_EV_LOCK &&
-		    e->sub != DETER_LOCK_APP && e->sub != DETER_LOCK_BACKLOG &&
-		    (e->a & DETER_LOCK_F_DEFERRED))
-			return rec_err(err,
-				       "%s: event %u: log format %u has a handler deferred to the owner where it was deferred, not where the owner ran it; record it again to replay it",
-				       path, e->seq, log->hdr.version);
-		if (log->hdr.version < 10 && e->type == DETER_EV_NET &&
-		    e->sub == DETER_NET_ICMP)
-			return rec_err(err,
-				       "%s: event %u: log format %u has an ICMP error (type %llu code %llu) but not whether the socket was owned; record it again to replay it",
-				       path, e->seq, log->hdr.version,
-				       (unsigned long long)(e->a >> 8 & 0xff),
-				       (unsigned long long)(e->a & 0xff));
 		/*
 		 * A qdisc's verdict (> 0) comes after the segment took its IP
 		 * IDs, as the replay's does; an error (< 0: no route, ...)

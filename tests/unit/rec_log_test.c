@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for recorder/rec_log.c: events survive encode + decode
+ * Unit tests for the log library (log/): events survive encode + decode
  * exactly, runs and the call dictionary engage, and corrupt, truncated
  * or wrong-version input is rejected with file and offset; a connection
  * whose events say values were not recorded is written incomplete.
  */
 #include "rec_log.h"
+#include "rec_codec.h"
 #include "rec_conn.h"
 #include "rec_varint.h"
 
@@ -90,7 +91,7 @@ static size_t make_events(struct rec_ev *evs, struct rec_state *states,
 			e->sub = unit_rand() % DETER_V_MAX;
 			e->a = unit_rand() % 1000;
 			if (e->sub == DETER_V_CLOCK) {
-				/* Whole us as deter.ko logs them, or older ns. */
+				/* Whole us as deter.ko logs them, or any ns. */
 				e->a = unit_rand() % 5000 * (unit_rand() % 2 ? 1000 : 1);
 				clk += e->a;
 			}
@@ -128,7 +129,7 @@ static void test_roundtrip(void)
 
 	n = make_events(evs, states, &ns);
 	UNIT_CHECK(rec_log_encode(evs, n, states, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, n, &log, &err) == 0);
 	if (err)
 		printf("# %s\n", err);
 	UNIT_CHECK_EQ(log.nevs, n);
@@ -178,7 +179,7 @@ static void test_runs(void)
 					.a = 7 + i, .c = 1 };
 	UNIT_CHECK(rec_log_encode(e, 1000, NULL, &buf, &len, &err) == 0);
 	UNIT_CHECK(len < 28);	/* the 19 streams' lengths, a tag, a run */
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 1000, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 1000, &log, &err) == 0);
 	UNIT_CHECK_EQ(log.nevs, 1000);
 	UNIT_CHECK_EQ(log.evs[999].a, 1006);
 	free(buf);
@@ -197,7 +198,7 @@ static void test_corrupt(void)
 	/* Every truncation is an error, never a crash or a short success. */
 	for (i = 0; i < len; i += 1 + len / 300) {
 		memset(&log, 0, sizeof(log));
-		if (rec_log_decode(buf, i, DETER_ABI_VERSION, n, &log, &err)) {
+		if (rec_log_decode(buf, i, n, &log, &err)) {
 			UNIT_CHECK(err && !strncmp(err, "body+", 5));
 			fails++;
 		}
@@ -215,7 +216,7 @@ static void test_corrupt(void)
 		memcpy(c, buf, len);
 		c[k] ^= 1 + unit_rand() % 255;
 		memset(&log, 0, sizeof(log));
-		rec_log_decode(c, len, DETER_ABI_VERSION, n, &log, &err);
+		rec_log_decode(c, len, n, &log, &err);
 		free(err);
 		err = NULL;
 		free(log.evs);
@@ -240,13 +241,14 @@ static void test_files(void)
 	UNIT_CHECK(log && log->nevs == n);
 	rec_log_free(log);
 
-	/* Wrong version: named, with the offset of the field. */
+	/* Another format: refused, with the offset of the field. */
 	f = fopen(path, "r+");
 	fseek(f, 8, SEEK_SET);
 	fputc(DETER_ABI_VERSION + 1, f);
 	fclose(f);
 	UNIT_CHECK(!rec_log_read(path, &err));
-	snprintf(want, sizeof(want), ".dlog:8: log format version %d,", DETER_ABI_VERSION + 1);
+	snprintf(want, sizeof(want), ".dlog:8: log format %d is not supported",
+		 DETER_ABI_VERSION + 1);
 	UNIT_CHECK(err && strstr(err, want));
 	free(err);
 	err = NULL;
@@ -257,6 +259,55 @@ static void test_files(void)
 	UNIT_CHECK(err && strstr(err, ".dlog:8:"));
 	free(err);
 	err = NULL;
+	unlink(path);
+	free(path);
+	rmdir(dir);
+}
+
+/*
+ * A log of any other format is refused whole, header or log, in one line
+ * naming the file, the offset of the field, its format and this deter's.
+ */
+static void test_version(void)
+{
+	static const unsigned int others[] = { 0, 2, DETER_ABI_VERSION - 1,
+					       DETER_ABI_VERSION + 1, 255 };
+	char dir[] = "/tmp/rec_log_test.XXXXXX", *path = NULL, *err = NULL, want[256];
+	struct deter_log_header h = { .conn = 0x1234 };
+	struct rec_ev ev = { .seq = 1, .type = DETER_EV_LOCK };
+	struct rec_log *log;
+	size_t i;
+	FILE *f;
+
+	UNIT_CHECK(mkdtemp(dir));
+	UNIT_CHECK(rec_log_write(dir, &h, &ev, 1, NULL, &path, &err) == 0);
+	if (!path)
+		return;
+	for (i = 0; i < ARRAY_SIZE(others); i++) {
+		f = fopen(path, "r+");
+		UNIT_CHECK(f && fseek(f, 8, SEEK_SET) == 0 && fputc(others[i], f) >= 0);
+		if (f)
+			fclose(f);
+		snprintf(want, sizeof(want),
+			 "%s:8: log format %u is not supported (this deter reads format %d)",
+			 path, others[i], DETER_ABI_VERSION);
+		UNIT_CHECK(rec_log_read_header(path, &h, &err) != 0);
+		UNIT_CHECK(err && !strcmp(err, want));
+		free(err);
+		err = NULL;
+		UNIT_CHECK(!rec_log_read(path, &err));
+		UNIT_CHECK(err && !strcmp(err, want));
+		free(err);
+		err = NULL;
+	}
+	/* This deter's own. */
+	f = fopen(path, "r+");
+	UNIT_CHECK(f && fseek(f, 8, SEEK_SET) == 0 && fputc(DETER_ABI_VERSION, f) >= 0);
+	if (f)
+		fclose(f);
+	log = rec_log_read(path, &err);
+	UNIT_CHECK(log && log->nevs == 1 && log->hdr.version == DETER_ABI_VERSION);
+	rec_log_free(log);
 	unlink(path);
 	free(path);
 	rmdir(dir);
@@ -278,7 +329,7 @@ static void test_sysctl(void)
 	size_t len;
 
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) == 0);
 	UNIT_CHECK(log.nevs == 2);
 	if (log.nevs == 2) {
 		UNIT_CHECK(rec_sysctl_value(log.evs[0].a) == -2);
@@ -291,7 +342,7 @@ static void test_sysctl(void)
 	memset(&log, 0, sizeof(log));
 	ev[1].a = (uint64_t)DETER_SYSCTL_MAX << 32 | 1;
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) != 0);
 	UNIT_CHECK(err && strstr(err, "unknown sysctl"));
 	free(err);
 	free(buf);
@@ -328,10 +379,10 @@ static void test_param_parse(void)
 }
 
 /*
- * Format 5's events: memory decisions, an ICMP error and a setsockopt()
- * come back as they went; an unknown memory decision is an error.
+ * Memory decisions, an ICMP error and a setsockopt() come back as they
+ * went; an unknown memory decision is an error.
  */
-static void test_format5(void)
+static void test_mem_icmp(void)
 {
 	struct rec_ev ev[4] = {
 		{ .seq = 1, .type = DETER_EV_VALUE, .sub = DETER_V_MEM,
@@ -349,7 +400,7 @@ static void test_format5(void)
 	size_t len, i;
 
 	UNIT_CHECK(rec_log_encode(ev, 4, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 4, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 4, &log, &err) == 0);
 	UNIT_CHECK(log.nevs == 4);
 	for (i = 0; i < log.nevs && i < 4; i++) {
 		UNIT_CHECK_EQ(log.evs[i].type, ev[i].type);
@@ -363,7 +414,7 @@ static void test_format5(void)
 	memset(&log, 0, sizeof(log));
 	ev[3].b = DETER_MEM_MAX << 1;
 	UNIT_CHECK(rec_log_encode(ev, 4, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 4, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 4, &log, &err) != 0);
 	UNIT_CHECK(err && strstr(err, "unknown memory decision"));
 	free(err);
 	free(buf);
@@ -372,11 +423,34 @@ static void test_format5(void)
 }
 
 /*
- * Format 6: clock deltas in us (or ns when they are not whole us), samples
- * against the clock read before them; a steady delay costs one zero byte.
- * A reference to a clock value the log does not have is an error.
+ * Where stream @k of the one-chunk body @buf starts; *@sl_k: its length.
+ * (All 0 if the lengths do not decode.)
  */
-static void test_format6(void)
+static size_t stream_at(const uint8_t *buf, size_t len, int k, uint64_t *sl_k)
+{
+	uint64_t sl[RS_MAX];
+	size_t at = 0, used, off;
+	int i;
+
+	*sl_k = 0;
+	for (i = 0; i < RS_MAX; i++) {
+		UNIT_CHECK(rec_varint_get(buf + at, len - at, &sl[i], &used) == 0);
+		if (used == 0 || at + used > len)
+			return 0;
+		at += used;
+	}
+	for (i = 0, off = at; i < k; i++)
+		off += sl[i];
+	*sl_k = sl[k];
+	return off;
+}
+
+/*
+ * Clock deltas in us (or ns when they are not whole us), samples against
+ * the clock read before them; a steady delay costs one zero byte. A
+ * reference to a clock value the log does not have is an error.
+ */
+static void test_samples(void)
 {
 	struct rec_ev ev[7] = {
 		{ .seq = 1, .type = DETER_EV_SAMPLE, .a = 10, .b = 9000000000ULL },
@@ -393,22 +467,12 @@ static void test_format6(void)
 	};
 	struct rec_log log = { 0 };
 	char *err = NULL;
+	size_t len, i, ref;
 	uint8_t *buf;
-	size_t len, i;
+	uint64_t sl;
 
-	/* The same samples and clock values in format 7 (test_format7). */
 	UNIT_CHECK(rec_log_encode(ev, 7, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 7, &log, &err) == 0);
-	UNIT_CHECK(log.nevs == 7);
-	for (i = 0; i < log.nevs && i < 7; i++)
-		UNIT_CHECK(log.evs[i].a == ev[i].a && log.evs[i].b == ev[i].b);
-	free(buf);
-	free(log.evs);
-	free(log.states);
-	memset(&log, 0, sizeof(log));
-
-	UNIT_CHECK(rec_log_encode_v(ev, 7, NULL, 6, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, 6, 7, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 7, &log, &err) == 0);
 	UNIT_CHECK(log.nevs == 7);
 	for (i = 0; i < log.nevs && i < 7; i++) {
 		UNIT_CHECK_EQ(log.evs[i].type, ev[i].type);
@@ -416,16 +480,18 @@ static void test_format6(void)
 		UNIT_CHECK_EQ(log.evs[i].b, ev[i].b);
 		UNIT_CHECK_EQ(log.evs[i].c, ev[i].c);
 	}
-	/* The last stream holds the samples' references: none, 0, 0, 0 in ns. */
-	UNIT_CHECK_EQ(buf[len - 4], 63);
-	UNIT_CHECK_EQ(buf[len - 3], 0);
-	UNIT_CHECK_EQ(buf[len - 2], 0);
-	UNIT_CHECK_EQ(buf[len - 1], 0x80);
+	/* The samples' references: none, 0, 0, 0 in ns. */
+	ref = stream_at(buf, len, RS_SMPREF, &sl);
+	UNIT_CHECK_EQ(sl, 4);
+	UNIT_CHECK_EQ(buf[ref], 63);
+	UNIT_CHECK_EQ(buf[ref + 1], 0);
+	UNIT_CHECK_EQ(buf[ref + 2], 0);
+	UNIT_CHECK_EQ(buf[ref + 3], 0x80);
 	free(log.evs);
 	free(log.states);
 	memset(&log, 0, sizeof(log));
-	buf[len - 4] = 5;	/* the first sample, before any clock read */
-	UNIT_CHECK(rec_log_decode(buf, len, 6, 7, &log, &err) != 0);
+	buf[ref] = 5;	/* the first sample, before any clock read */
+	UNIT_CHECK(rec_log_decode(buf, len, 7, &log, &err) != 0);
 	UNIT_CHECK(err && strstr(err, "sample refers to clock value 5 of 0"));
 	free(err);
 	err = NULL;
@@ -440,7 +506,7 @@ static void test_format6(void)
 	ev[1] = (struct rec_ev){ .seq = 2, .type = DETER_EV_VALUE, .sub = DETER_V_HOST,
 				 .a = 0, .b = (uint64_t)DETER_HOST_TIMEOUT << 32 };
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) == 0);
 	UNIT_CHECK(log.nevs == 2 && log.evs[1].b == ev[1].b && log.evs[0].a == 12);
 	free(buf);
 	free(log.evs);
@@ -448,7 +514,7 @@ static void test_format6(void)
 	memset(&log, 0, sizeof(log));
 	ev[1].b = (uint64_t)DETER_HOST_NOSPACE << 32 | 1;
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) == 0);
 	UNIT_CHECK(log.nevs == 2 && log.evs[1].b == ev[1].b);
 	free(buf);
 	free(log.evs);
@@ -456,7 +522,7 @@ static void test_format6(void)
 	memset(&log, 0, sizeof(log));
 	ev[1].b = (uint64_t)DETER_HOST_MAX << 32;
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 2, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) != 0);
 	UNIT_CHECK(err && strstr(err, "unknown host answer 8"));
 	free(err);
 	free(buf);
@@ -465,12 +531,11 @@ static void test_format6(void)
 }
 
 /*
- * Format 7: clock deltas as a low byte (RS_CLOCK) and the rest (RS_CLKHI,
- * the eleventh stream), whole us or an escape and ns; a format-6 body
- * read as 7 is an error, never other values. (Samples, split the same
- * way: test_format6.)
+ * Clock deltas: a code, 1 + us or 0 for an escape and ns, as a low byte
+ * (RS_CLOCK) and the rest (RS_CLKHI). (Samples, split the same way:
+ * test_samples.)
  */
-static void test_format7(void)
+static void test_clock_planes(void)
 {
 	static const uint64_t clk[] = {
 		10673015000ULL, 3772215, 537000, 0, 255000, 256000, 1000ULL << 40,
@@ -478,106 +543,80 @@ static void test_format7(void)
 	enum { n = ARRAY_SIZE(clk) };
 	struct rec_ev ev[n];
 	struct rec_log log = { 0 };
-	uint64_t sl[15], v;
 	char *err = NULL;
-	size_t len, i, at, used;
-	uint8_t *buf, *six;
-	size_t sixlen;
+	size_t len, i, v;
+	uint64_t sl;
+	uint8_t *buf;
 
 	for (i = 0; i < n; i++)
 		ev[i] = (struct rec_ev){ .seq = i + 1, .type = DETER_EV_VALUE,
 					 .sub = DETER_V_CLOCK, .a = clk[i] };
-	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 7, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, 7, n, &log, &err) == 0);
+	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, n, &log, &err) == 0);
 	UNIT_CHECK_EQ(log.nevs, n);
 	for (i = 0; i < log.nevs && i < n; i++)
 		UNIT_CHECK_EQ(log.evs[i].a, clk[i]);
 	free(log.evs);
 	free(log.states);
-	memset(&log, 0, sizeof(log));
-	/* 15 streams; the clock's low bytes one per value: 1 + us, or 0. */
-	for (i = 0, at = 0; i < 15; i++) {
-		UNIT_CHECK(rec_varint_get(buf + at, len - at, &sl[i], &used) == 0);
-		at += used;
-	}
-	for (i = 0, v = at; i < 6; i++)
-		v += sl[i];
-	UNIT_CHECK_EQ(sl[6], n);
+	/* The clock's low bytes one per value: 1 + us, or 0. */
+	v = stream_at(buf, len, RS_CLOCK, &sl);
+	UNIT_CHECK_EQ(sl, n);
 	UNIT_CHECK_EQ(buf[v + 1], 0);			/* 3772215 ns: escape */
 	UNIT_CHECK_EQ(buf[v + 3], 1);			/* 0 us */
 	UNIT_CHECK_EQ(buf[v + 4], 0);			/* 256 = 1 << 8 | 0 */
 	UNIT_CHECK_EQ(buf[v + 5], 1);			/* 257 */
-	UNIT_CHECK_EQ(sl[10], 3 + 1 + 4 + 1 + 1 + 1 + 1 + 5);
-	/* The same events in format 6 are not a format-7 body. */
-	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 6, &six, &sixlen, &err) == 0);
-	UNIT_CHECK(rec_log_decode(six, sixlen, 7, n, &log, &err) != 0);
-	UNIT_CHECK(err && !strncmp(err, "body+", 5));
-	free(err);
-	err = NULL;
-	free(log.evs);
-	free(log.states);
-	memset(&log, 0, sizeof(log));
-	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 5, &six, &sixlen, &err) != 0);
-	free(err);
-	free(six);
+	stream_at(buf, len, RS_CLKHI, &sl);
+	UNIT_CHECK_EQ(sl, 3 + 1 + 4 + 1 + 1 + 1 + 1 + 5);
 	free(buf);
 }
 
 /*
- * Format 8: a clock delta goes to RS_CLOCK/RS_CLKHI (streams 6 and 10)
- * when the last other event was a segment (RX, NET; and at the start),
- * to streams 15 and 16 after a LOCK, to 17 and 18 after anything else;
- * runs and further clock values keep the pair. Read as format 7, the
- * body is an error.
+ * A clock delta goes to RS_CLOCK/RS_CLKHI when the last other event was
+ * a segment (RX, NET; and at the start), to RS_CLOCK_LOCK/RS_CLKHI_LOCK
+ * after a LOCK, to RS_CLOCK_OTHER/RS_CLKHI_OTHER after anything else;
+ * runs and further clock values keep the pair.
  */
-static void test_format8(void)
+static void test_clock_streams(void)
 {
 	struct rec_ev ev[] = {
-		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 1000 },	/* start: 6 */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 1000 },	/* start */
 		{ .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
 		{ .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },		/* a run */
-		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 2000 },	/* 15 */
-		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 300000 },	/* 15 */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 2000 },	/* LOCK */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 300000 },	/* LOCK */
 		{ .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG, .a = 200 },
-		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 4500 },	/* 17: ns */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 4500 },	/* OTHER: ns */
 		{ .type = DETER_EV_RX, .a = 7, .c = 1 },
 		{ .type = DETER_EV_RX, .a = 8, .c = 1 },			/* a run */
-		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 5000 },	/* 6 */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 5000 },	/* segment */
 		{ .type = DETER_EV_VALUE, .sub = DETER_V_JIFFIES, .a = 1 },
-		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 6000 },	/* 17 */
+		{ .type = DETER_EV_VALUE, .sub = DETER_V_CLOCK, .a = 6000 },	/* OTHER */
 	};
 	enum { n = ARRAY_SIZE(ev) };
-	static const uint64_t want[19] = {
-		[6] = 2, [10] = 2, [15] = 2, [16] = 2, [17] = 2, [18] = 4,
+	static const uint64_t want[RS_MAX] = {
+		[RS_CLOCK] = 2, [RS_CLKHI] = 2, [RS_CLOCK_LOCK] = 2, [RS_CLKHI_LOCK] = 2,
+		[RS_CLOCK_OTHER] = 2, [RS_CLKHI_OTHER] = 4,
 	};
 	struct rec_log log = { 0 };
-	uint64_t sl[19];
 	char *err = NULL;
-	size_t len, i, at, used;
+	size_t len, i;
 	uint8_t *buf;
+	uint64_t sl;
 
 	for (i = 0; i < n; i++)
 		ev[i].seq = i + 1;
 	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
-	for (i = 0, at = 0; i < 19; i++) {
-		UNIT_CHECK(rec_varint_get(buf + at, len - at, &sl[i], &used) == 0);
-		at += used;
+	for (i = 0; i < RS_MAX; i++) {
+		stream_at(buf, len, i, &sl);
+		if (want[i] || i >= RS_CLOCK_LOCK)
+			UNIT_CHECK_EQ(sl, want[i]);
 	}
-	for (i = 0; i < 19; i++)
-		if (want[i] || i >= 15)
-			UNIT_CHECK_EQ(sl[i], want[i]);
-	UNIT_CHECK(rec_log_decode(buf, len, 8, n, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, n, &log, &err) == 0);
 	UNIT_CHECK_EQ(log.nevs, n);
 	for (i = 0; i < log.nevs && i < n; i++) {
 		UNIT_CHECK_EQ(log.evs[i].type, ev[i].type);
 		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
 	}
-	free(log.evs);
-	free(log.states);
-	memset(&log, 0, sizeof(log));
-	UNIT_CHECK(rec_log_decode(buf, len, 7, n, &log, &err) != 0);
-	UNIT_CHECK(err && !strncmp(err, "body+", 5));
-	free(err);
 	free(log.evs);
 	free(log.states);
 	free(buf);
@@ -596,7 +635,7 @@ static void check_roundtrip(struct rec_ev *ev, size_t n, uint8_t **buf, size_t *
 	for (i = 0; i < n; i++)
 		ev[i].seq = i + 1;
 	UNIT_CHECK(rec_log_encode(ev, n, NULL, buf, len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(*buf, *len, DETER_ABI_VERSION, n, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(*buf, *len, n, &log, &err) == 0);
 	UNIT_CHECK_EQ(log.nevs, n);
 	for (i = 0; i < log.nevs && i < n; i++) {
 		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
@@ -608,16 +647,15 @@ static void check_roundtrip(struct rec_ev *ev, size_t n, uint8_t **buf, size_t *
 }
 
 /*
- * Decoding @buf (@n events) as format @version must fail, naming an
- * offset in the body and saying @want.
+ * Decoding @buf (@n events) must fail, naming an offset in the body and
+ * saying @want.
  */
-static void check_refused(const uint8_t *buf, size_t len, unsigned int version, size_t n,
-			  const char *want)
+static void check_refused(const uint8_t *buf, size_t len, size_t n, const char *want)
 {
 	struct rec_log log = { 0 };
 	char *err = NULL;
 
-	UNIT_CHECK(rec_log_decode(buf, len, version, n, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(buf, len, n, &log, &err) != 0);
 	UNIT_CHECK(err && !strncmp(err, "body+", 5) && strstr(err, want));
 	free(err);
 	free(log.evs);
@@ -625,10 +663,10 @@ static void check_refused(const uint8_t *buf, size_t len, unsigned int version, 
 }
 
 /*
- * Format 11: an RX CTL (the peer's time-wait answer) keeps its TS value
- * in c and leaves the IP ID series where it was: the segment after it
- * is expected at the same index, and the log says so back exactly. A
- * format 10 log has no CTL bit: refused, naming the offset.
+ * An RX CTL (the peer's time-wait answer) keeps its TS value in c and
+ * leaves the IP ID series where it was: the segment after it is expected
+ * at the same index, and the log says so back exactly. A flag deter.ko
+ * does not have is refused, naming the offset.
  */
 static void test_rx_ctl(void)
 {
@@ -645,14 +683,17 @@ static void test_rx_ctl(void)
 	size_t len;
 
 	check_roundtrip(ev, n, &buf, &len);
-	check_refused(buf, len, 10, n, ": unknown rx flags 0x10");
+	free(buf);
+	ev[3].b = DETER_RX_FLAGS + 1;
+	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, NULL) == 0);
+	check_refused(buf, len, n, ": unknown rx flags 0x20");
 	free(buf);
 }
 
 /*
- * A spliced send's pages (format 12) round-trip in its CALL_DONE, other
- * returns cost nothing more; format 11 drops them. Pages on a return
- * that is no send's cannot be encoded; unknown bits are refused.
+ * A spliced send's pages round-trip in its CALL_DONE, other returns cost
+ * nothing more. Pages on a return that is no send's cannot be encoded;
+ * unknown bits are refused.
  */
 static void test_splice_pages(void)
 {
@@ -671,21 +712,22 @@ static void test_splice_pages(void)
 		{ .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_RECVMSG, .a = 0 },
 	};
 	enum { n = ARRAY_SIZE(ev) };
+	struct rec_ev none[ARRAY_SIZE(ev)];
 	struct rec_log log = { 0 };
-	size_t len, len11, i;
-	uint8_t *buf, *b11;
+	size_t len, len0, i;
+	uint8_t *buf, *b0;
 	char *err = NULL;
 
 	check_roundtrip(ev, n, &buf, &len);
-	UNIT_CHECK(rec_log_encode_v(ev, n, NULL, 11, &b11, &len11, &err) == 0);
-	/* Three pages' varints of 3 bytes each, nothing else. */
-	UNIT_CHECK_EQ(len, len11 + 9);
-	UNIT_CHECK(rec_log_decode(b11, len11, 11, n, &log, &err) == 0);
-	for (i = 0; i < log.nevs && i < n; i++)
-		UNIT_CHECK_EQ(log.evs[i].b, ev[i].type == DETER_EV_CALL ? ev[i].b : 0);
-	free(log.evs);
-	free(log.states);
-	free(b11);
+	/* Against the same returns without pages: three varints of 3 bytes. */
+	for (i = 0; i < n; i++) {
+		none[i] = ev[i];
+		if (ev[i].type == DETER_EV_CALL_DONE)
+			none[i].b = 0;
+	}
+	check_roundtrip(none, n, &b0, &len0);
+	UNIT_CHECK_EQ(len, len0 + 9);
+	free(b0);
 	free(buf);
 	/* Pages on a recv's return. */
 	ev[7].b = DETER_SPLICE_KNOWN;
@@ -698,7 +740,7 @@ static void test_splice_pages(void)
 	ev[1].b = DETER_SPLICE_KNOWN | 1ULL << 19;
 	memset(&log, 0, sizeof(log));
 	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, n, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(buf, len, n, &log, &err) != 0);
 	UNIT_CHECK(err && !strncmp(err, "body+", 5) &&
 		   strstr(err, ": bad bits 0x90000 on a send's return"));
 	free(err);
@@ -708,9 +750,9 @@ static void test_splice_pages(void)
 }
 
 /*
- * Format 13: what a send put on the error queue round-trips in its
- * return, alone or with its pages, and the error queue's reads are
- * calls; format 12 has neither.
+ * What a send put on the error queue round-trips in its return, alone or
+ * with its pages, and the error queue's reads are calls; a call deter.ko
+ * does not have is refused.
  */
 static void test_send_errqueue(void)
 {
@@ -733,20 +775,17 @@ static void test_send_errqueue(void)
 	size_t len;
 
 	check_roundtrip(ev, n, &buf, &len);
-	/* As format 12 has it: the bits and the call are unknown. */
-	check_refused(buf, len, 12, n, ": bad bits 0x100000 on a send's return");
 	free(buf);
-	ev[1].b = 0;
-	ev[3].b = DETER_SPLICE_KNOWN | 100;
+	ev[4].sub = DETER_ABI_CALL_MAX;
+	ev[5].sub = DETER_ABI_CALL_MAX;
 	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
-	check_refused(buf, len, 12, n, ": unknown socket call 6");
+	check_refused(buf, len, n, ": unknown socket call 7");
 	free(buf);
 }
 
 /*
- * A splice read's pipe room and socket mode (format 14) come back; a
- * format 13 log with them, or a format 14 one with unknown bits, is
- * refused naming the flags.
+ * A splice read's pipe room and socket mode come back; one with bits
+ * deter.ko does not have is refused naming the flags.
  */
 static void test_splice_read_room(void)
 {
@@ -765,11 +804,10 @@ static void test_splice_read_room(void)
 	size_t len;
 
 	check_roundtrip(ev, n, &buf, &len);
-	check_refused(buf, len, 13, n, ": bad flags 0x3100 on a splice read");
 	free(buf);
 	ev[0].b = (uint64_t)0x200 << 32 | 7;	/* bits 9-11: none */
 	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, &err) == 0);
-	check_refused(buf, len, DETER_ABI_VERSION, n, ": bad flags 0x200 on a splice read");
+	check_refused(buf, len, n, ": bad flags 0x200 on a splice read");
 	free(buf);
 }
 
@@ -793,7 +831,7 @@ static void test_tcpopt(void)
 	size_t len;
 
 	UNIT_CHECK(rec_log_encode(ev, 3, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 3, &log, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 3, &log, &err) == 0);
 	UNIT_CHECK(log.nevs == 3);
 	if (log.nevs == 3) {
 		rec_cc_name(log.evs[0].a, name);
@@ -810,7 +848,7 @@ static void test_tcpopt(void)
 	memset(&log, 0, sizeof(log));
 	ev[1].a = DETER_TCPOPT_PACK(DETER_TCPOPT_MAX, 1);
 	UNIT_CHECK(rec_log_encode(ev, 3, NULL, &buf, &len, &err) == 0);
-	UNIT_CHECK(rec_log_decode(buf, len, DETER_ABI_VERSION, 3, &log, &err) != 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 3, &log, &err) != 0);
 	UNIT_CHECK(err && strstr(err, "unknown TCP option"));
 	free(err);
 	free(buf);
@@ -990,7 +1028,7 @@ static void test_order(void)
 }
 
 /*
- * Format 9: a connection written as it goes (rec_log_writer_add() in
+ * A connection written as it goes (rec_log_writer_add() in
  * batches) becomes several chunks, each its own zstd frame, with the
  * compressed frames spilled to DIR/.ID.dlog.part on the way; the log
  * decodes to exactly the events added, as a one-chunk body of the same
@@ -1114,7 +1152,7 @@ static void test_chunks(void)
 
 	/* The second chunk's stream lengths overrun: named with its offset. */
 	{
-		struct rec_log_enc *enc = rec_log_enc_new(9);
+		struct rec_log_enc *enc = rec_log_enc_new();
 		uint8_t *c1, *c2, *body;
 		size_t l1, l2;
 		struct rec_log dl = { 0 };
@@ -1126,18 +1164,14 @@ static void test_chunks(void)
 		body = malloc(l1 + l2);
 		memcpy(body, c1, l1);
 		memcpy(body + l1, c2, l2);
-		UNIT_CHECK(rec_log_decode(body, l1 + l2, 9, 200, &dl, &err) == 0);
+		UNIT_CHECK(rec_log_decode(body, l1 + l2, 200, &dl, &err) == 0);
 		UNIT_CHECK_EQ(dl.nevs, 200);
+		UNIT_CHECK_EQ(dl.nchunks, 2);
 		free(dl.evs);
 		free(dl.states);
 		memset(&dl, 0, sizeof(dl));
-		UNIT_CHECK(rec_log_decode(body, l1 + l2 - 1, 9, 200, &dl, &err) != 0);
+		UNIT_CHECK(rec_log_decode(body, l1 + l2 - 1, 200, &dl, &err) != 0);
 		UNIT_CHECK(err && strstr(err, "overruns the body"));
-		free(err);
-		err = NULL;
-		/* Format 8 has one chunk: what follows it is an error. */
-		UNIT_CHECK(rec_log_decode(body, l1 + l2, 8, 200, &dl, &err) != 0);
-		UNIT_CHECK(err && strstr(err, "after the last stream"));
 		free(err);
 		free(dl.evs);
 		free(dl.states);
@@ -1450,14 +1484,15 @@ int main(void)
 	UNIT_RUN(test_runs);
 	UNIT_RUN(test_corrupt);
 	UNIT_RUN(test_files);
+	UNIT_RUN(test_version);
 	UNIT_RUN(test_missing);
 	UNIT_RUN(test_settings_changed);
 	UNIT_RUN(test_sysctl);
 	UNIT_RUN(test_param_parse);
-	UNIT_RUN(test_format5);
-	UNIT_RUN(test_format6);
-	UNIT_RUN(test_format7);
-	UNIT_RUN(test_format8);
+	UNIT_RUN(test_mem_icmp);
+	UNIT_RUN(test_samples);
+	UNIT_RUN(test_clock_planes);
+	UNIT_RUN(test_clock_streams);
 	UNIT_RUN(test_rx_ctl);
 	UNIT_RUN(test_splice_pages);
 	UNIT_RUN(test_send_errqueue);

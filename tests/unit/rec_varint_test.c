@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for recorder/rec_varint.c. */
+/* Unit tests for log/rec_varint.c. */
 #include "rec_varint.h"
 
 #include <errno.h>

@@ -12,9 +12,9 @@
  * buffer, is longer than 10 bytes or overflows 64 bits is an error, never
  * a silently wrong value.
  */
-#include <errno.h>
-
 #include "rec_varint.h"
+
+#include <errno.h>
 
 /**
  * rec_varint_get() - decode a varint

@@ -20,12 +20,14 @@
  * deter record, removing logs (--max-size, --max-age), prunes the index:
  * the records of logs still there are copied into a new one, renamed over
  * it (rec_index_prune()).
- * Every other log in DIR (written by an older deter,
- * copied in, changed since) has its header read from the log itself, and
+ * Every other log in DIR (copied in, changed since, or its record
+ * never appended) has its header read from the log itself, and
  * a record whose log is gone lists nothing: a stale, damaged or missing
  * index costs time, never a wrong listing. A record cut short at the end
  * (a writer killed mid-append) is ignored, and cut off by the next append.
  */
+#include "rec_index.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,8 +39,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rec_index.h"
-#include "rec_log.h"
+#include "rec_err.h"
+#include "rec_read.h"
 
 static int64_t rec_index_ns(const struct timespec *t)
 {
