@@ -19,22 +19,25 @@ CC ?= gcc
 PKGS := libnetfilter_queue libmnl libzstd libtraceevent libtracefs
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
-CPPFLAGS += -Iinclude -Irecorder -Ireplay -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Icli -Irecorder -Ireplay -D_GNU_SOURCE
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
 B := build
-# Modules unit tests link without a main().
-REC_OBJS := $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
+# Modules unit tests link without a main(); deter_err.o is everyone's printer.
+REC_OBJS := $(B)/cli/deter_err.o $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
-	    $(B)/recorder/rec_main.o $(B)/recorder/rec_index.o \
-	    $(B)/recorder/rec_keep.o
+	    $(B)/recorder/rec_index.o $(B)/recorder/rec_keep.o
+# The recording side's subcommands.
+REC_CMD_OBJS := $(B)/recorder/rec_cli.o $(B)/recorder/rec_record.o \
+		$(B)/recorder/rec_ls.o $(B)/recorder/rec_show.o \
+		$(B)/recorder/rec_compact.o
 # The packet corrector is written alongside; link it once it is there.
 CORR_OBJS := $(if $(wildcard replay/corrector.c),$(B)/replay/corrector.o)
 REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
 	       $(B)/replay/replay_net.o $(B)/replay/replay_gen.o \
 	       $(B)/replay/replay_pcap.o $(CORR_OBJS)
-DETER_OBJS := $(B)/recorder/deter_main.o $(REC_OBJS) $(B)/replay/replay_main.o \
+DETER_OBJS := $(B)/cli/deter_main.o $(REC_OBJS) $(REC_CMD_OBJS) $(B)/replay/replay_main.o \
 	      $(B)/replay/replay_vm.o \
 	      $(REPLAY_OBJS)
 UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \

@@ -58,6 +58,7 @@
  * as often as the application must have set it. tp->nonagle has
  * TCP_NAGLE_OFF = 1 for TCP_NODELAY and TCP_NAGLE_CORK = 2 for TCP_CORK.
  */
+
 #include "replay_gen.h"
 
 #include <arpa/inet.h>

@@ -27,8 +27,9 @@
  * DETER_DEBUGFS overrides the directory (default /sys/kernel/debug/deter),
  * for tests that stand a plain directory in for deter.ko.
  */
-#include "rec_log.h"
 #include "replay_kmod.h"
+
+#include "rec_log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -31,6 +31,7 @@
  * producing a meaningful verdict is an error: one line on stderr, exit 1,
  * and no further runs. Children are only ever signalled by their pid.
  */
+
 #include "replay_main.h"
 
 #include <arpa/inet.h>
@@ -50,6 +51,7 @@
 #include <wordexp.h>
 
 #include "corrector.h"
+#include "deter_err.h"
 #include "replay_gen.h"
 #include "replay_kmod.h"
 #include "replay_net.h"
@@ -135,39 +137,6 @@ static void replay_on_signal(int sig)
 {
 	(void)sig;
 	__atomic_store_n(&replay_interrupted, 1, __ATOMIC_SEQ_CST);
-}
-
-static int __attribute__((format(printf, 1, 2))) replay_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "deter replay: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
-static int __attribute__((format(printf, 1, 2))) replay_usage_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "deter replay: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'deter replay --help'.\n");
-	return 2;
-}
-
-/* Print *err as a failure and free it. */
-static int replay_fail_err(char **err)
-{
-	replay_fail("%s", *err ? *err : "out of memory");
-	free(*err);
-	*err = NULL;
-	return 1;
 }
 
 static int replay_num(const char *s, unsigned long long max, unsigned long long *v)
@@ -258,7 +227,7 @@ static int replay_has_net_admin(void)
 static int replay_mkdir(const char *dir)
 {
 	if (mkdir(dir, 0755) && errno != EEXIST)
-		return replay_fail("%s: %s", dir, strerror(errno));
+		return deter_fail("%s: %s", dir, strerror(errno));
 	return 0;
 }
 
@@ -497,18 +466,18 @@ static int replay_corr_start(struct replay_ctx *ctx, struct replay_run *r, int e
 
 	pid = replay_child_fork(c, h->ns, &wfd);
 	if (pid < 0)
-		return replay_fail("corrector %s: %s", h->name, strerror(errno));
+		return deter_fail("corrector %s: %s", h->name, strerror(errno));
 	if (!pid)
 		replay_corr_child(ctx, h, e, wfd);
 	while (!replay_queue_bound(c->pid, h->queue)) {
 		if (replay_child_reap(c, 0)) {
 			if (replay_child_line(c, line, sizeof(line)) && line[0] == 'E')
-				return replay_fail("%s", line + 2);
-			return replay_fail("corrector %s: exited before binding queue %u",
+				return deter_fail("%s", line + 2);
+			return deter_fail("corrector %s: exited before binding queue %u",
 					   h->name, h->queue);
 		}
 		if (replay_now_ms() > end)
-			return replay_fail("corrector %s: queue %u not bound after %d s",
+			return deter_fail("corrector %s: queue %u not bound after %d s",
 					   h->name, h->queue, REPLAY_HELPER_MS / 1000);
 		replay_sleep_ms(10);
 	}
@@ -535,25 +504,25 @@ static int replay_corr_stop_all(struct replay_ctx *ctx, struct replay_run *r)
 			replay_sleep_ms(10);
 		if (c->pid) {
 			replay_child_kill(c);
-			ret = replay_fail("corrector %s: did not stop within %d s, killed", name,
+			ret = deter_fail("corrector %s: did not stop within %d s, killed", name,
 					  REPLAY_CORR_STOP_MS / 1000);
 			continue;
 		}
 		while (replay_child_line(c, line, sizeof(line))) {
 			if (line[0] == 'E' || line[0] == 'N') {
-				ret = replay_fail("%s", line + 2);
+				ret = deter_fail("%s", line + 2);
 			} else if (line[0] == 'S') {
 				if (ctx->o.verbose)
-					fprintf(stderr, "deter replay: corrector %s: %s\n", name,
+					deter_warn("corrector %s: %s", name,
 						line + 2);
 				if (!strstr(line, " 0 timeouts"))
-					replay_fail("corrector %s gave up on arrivals: %s",
+					deter_fail("corrector %s gave up on arrivals: %s",
 						    name, line + 2);
 			}
 		}
 		if ((!WIFEXITED(c->status) || WEXITSTATUS(c->status)) && !r->corr_told[e]) {
 			if (!ret)
-				ret = replay_fail("corrector %s: exited with status %d", name,
+				ret = deter_fail("corrector %s: exited with status %d", name,
 						  WIFEXITED(c->status) ? WEXITSTATUS(c->status) :
 						  128 + WTERMSIG(c->status));
 		}
@@ -595,7 +564,7 @@ static int replay_gen_start(struct replay_ctx *ctx, struct replay_run *r, int e)
 
 	pid = replay_child_fork(c, h->ns, &wfd);
 	if (pid < 0)
-		return replay_fail("generator %s: %s", h->name, strerror(errno));
+		return deter_fail("generator %s: %s", h->name, strerror(errno));
 	if (!pid)
 		replay_gen_child(ctx, e, wfd);
 	if (e != REPLAY_END_PASSIVE)
@@ -605,13 +574,13 @@ static int replay_gen_start(struct replay_ctx *ctx, struct replay_run *r, int e)
 		if (replay_child_line(c, line, sizeof(line))) {
 			if (line[0] == 'L')
 				return 0;
-			return replay_fail("generator %s: %s", h->name,
+			return deter_fail("generator %s: %s", h->name,
 					   line[0] ? line + 2 : "failed");
 		}
 		if (replay_child_reap(c, 0) && c->out < 0)
-			return replay_fail("generator %s: exited before listening", h->name);
+			return deter_fail("generator %s: exited before listening", h->name);
 		if (replay_now_ms() > end)
-			return replay_fail("generator %s: not listening after %d s", h->name,
+			return deter_fail("generator %s: not listening after %d s", h->name,
 					   REPLAY_HELPER_MS / 1000);
 		replay_sleep_ms(10);
 	}
@@ -640,9 +609,9 @@ static int replay_dump_start(struct replay_ctx *ctx, struct replay_run *r, int e
 					       "--immediate-mode", "-U", "-n", "-w", path,
 					       "tcp", NULL },
 			      "listening on", REPLAY_HELPER_MS, &err))
-		return replay_fail_err(&err);
+		return deter_fail_err(&err);
 	if (ctx->o.verbose)
-		fprintf(stderr, "deter replay: capturing host %s into %s\n", h->name, path);
+		deter_warn("capturing host %s into %s", h->name, path);
 	return 0;
 }
 
@@ -658,11 +627,11 @@ static int replay_trace_start(struct replay_ctx *ctx, struct replay_run *r)
 	else
 		snprintf(path, sizeof(path), "%s/trace.dat", ctx->o.outdir);
 	if (wordexp(ctx->o.trace, &we, WRDE_NOCMD | WRDE_UNDEF))
-		return replay_fail("--trace: cannot parse '%s'", ctx->o.trace);
+		return deter_fail("--trace: cannot parse '%s'", ctx->o.trace);
 	argv = calloc(we.we_wordc + 7, sizeof(*argv));
 	if (!argv) {
 		wordfree(&we);
-		return replay_fail("out of memory");
+		return deter_fail("out of memory");
 	}
 	/* Line-buffered: trace-cmd says it is ready on stdout, a pipe here. */
 	argv[0] = "stdbuf";
@@ -678,9 +647,9 @@ static int replay_trace_start(struct replay_ctx *ctx, struct replay_run *r)
 	free(argv);
 	wordfree(&we);
 	if (ret)
-		return replay_fail_err(&err);
+		return deter_fail_err(&err);
 	if (ctx->o.verbose)
-		fprintf(stderr, "deter replay: tracing into %s\n", path);
+		deter_warn("tracing into %s", path);
 	return 0;
 }
 
@@ -705,7 +674,7 @@ static int replay_watch_status(struct replay_ctx *ctx, struct replay_status *st)
 		if (tries)
 			replay_sleep_ms(10);
 		if (replay_kmod_read(&text, &err))
-			return replay_fail_err(&err);
+			return deter_fail_err(&err);
 		for (e = 0; e < REPLAY_END_MAX; e++) {
 			rc = replay_kmod_parse(text, ctx->local[e], &st[e]);
 			if (rc)
@@ -719,10 +688,10 @@ static int replay_watch_status(struct replay_ctx *ctx, struct replay_status *st)
 			free(text);
 	}
 	if (rc == -2)
-		replay_fail("%s (%s end): deter.ko of another build? status '%s'",
+		deter_fail("%s (%s end): deter.ko of another build? status '%s'",
 			    ctx->local[e], replay_end_names[e], st[e].line);
 	else
-		replay_fail("deter.ko reports no script for %s (%s end): '%.*s'", ctx->local[e],
+		deter_fail("deter.ko reports no script for %s (%s end): '%.*s'", ctx->local[e],
 			    replay_end_names[e], (int)strcspn(text, "\n"), text);
 	free(text);
 	return -1;
@@ -739,7 +708,7 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 
 	for (;;) {
 		if (__atomic_load_n(&replay_interrupted, __ATOMIC_SEQ_CST)) {
-			replay_fail("interrupted");
+			deter_fail("interrupted");
 			return REPLAY_ERROR;
 		}
 		if (replay_watch_status(ctx, st))
@@ -757,7 +726,7 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 				continue;
 			r->corr_told[e] = 1;
 			if (line[0] == 'E') {
-				replay_fail("%s", line + 2);
+				deter_fail("%s", line + 2);
 				return REPLAY_ERROR;
 			}
 			printf("replay %s: stopped at the %s end's network: %s\n", ctx->id,
@@ -797,13 +766,13 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 					       replay_end_names[e], line + 2);
 					return REPLAY_DIVERGED;
 				} else if (line[0] == 'E') {
-					replay_fail("generator %s: %s", r->net.host[e].name,
+					deter_fail("generator %s: %s", r->net.host[e].name,
 						    line + 2);
 					return REPLAY_ERROR;
 				}
 			}
 			if (replay_child_reap(c, 0) && c->out < 0 && !r->gen_ok[e]) {
-				replay_fail("generator %s: exited with status %d and no verdict",
+				deter_fail("generator %s: exited with status %d and no verdict",
 					    r->net.host[e].name,
 					    WIFEXITED(c->status) ? WEXITSTATUS(c->status) :
 					    128 + WTERMSIG(c->status));
@@ -883,31 +852,31 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 			continue;
 		replay_dump_path(ctx, r, e, path, sizeof(path));
 		if (replay_proc_stop(&r->dump[e], SIGINT, REPLAY_HELPER_MS, &err)) {
-			ret = replay_fail_err(&err);
+			ret = deter_fail_err(&err);
 			continue;
 		}
 		/* Timestamps: the original's inferred send and receive times. */
 		if (replay_pcap_retime(path, ctx->pair.log[e], ctx->pair.log[!e], &err))
-			ret = replay_fail_err(&err);
+			ret = deter_fail_err(&err);
 	}
 	if (r->trace.pid && ctx->o.verbose)
-		fprintf(stderr, "deter replay: stopping trace-cmd (it writes the trace out)\n");
+		deter_warn("stopping trace-cmd (it writes the trace out)");
 	if (r->trace.pid && replay_proc_stop(&r->trace, SIGINT, REPLAY_TRACE_STOP_MS, &err))
-		ret = replay_fail_err(&err);
+		ret = deter_fail_err(&err);
 	if (replay_corr_stop_all(ctx, r))
 		ret = 1;
 	if (r->loaded && replay_kmod_control("stop", &err))
-		ret = replay_fail_err(&err);
+		ret = deter_fail_err(&err);
 	for (e = 0; e < REPLAY_END_MAX; e++)
 		replay_child_kill(&r->gen[e]);
 	if (ctx->o.keep && last) {
 		if (r->net.host[0].made)
-			fprintf(stderr, "deter replay: kept namespaces %s and %s\n",
+			deter_warn("kept namespaces %s and %s",
 				r->net.host[0].ns, r->net.host[1].ns);
 		if (replay_net_restore_host(&r->net, &err))
-			ret = replay_fail_err(&err);
+			ret = deter_fail_err(&err);
 	} else if (replay_net_destroy(&r->net, &err)) {
-		ret = replay_fail_err(&err);
+		ret = deter_fail_err(&err);
 	}
 	return ret;
 }
@@ -929,20 +898,19 @@ static int replay_run_once(struct replay_ctx *ctx, unsigned long long n)
 		logs[e] = ctx->pair.log[e];
 	}
 	if (replay_net_create(&r.net, logs, ctx->o.keep_host, &err)) {
-		replay_fail_err(&err);
+		deter_fail_err(&err);
 		goto stop;
 	}
 	if (ctx->o.verbose) {
-		fprintf(stderr, "deter replay: testbed %s (%s) -- %s (%s)\n", r.net.host[0].ns,
+		deter_warn("testbed %s (%s) -- %s (%s)", r.net.host[0].ns,
 			ctx->local[0], r.net.host[1].ns, ctx->local[1]);
 		for (e = 0; e < r.net.nset; e++) {
 			const struct replay_global *g = &r.net.set[e];
 			const struct rec_sysctl *sc = &rec_sysctls[g->id];
 			const struct replay_host *h = &r.net.host[!r.net.host[0].want[g->id]];
 
-			fprintf(stderr, "deter replay: %s.%s = %lld for the replay",
-				rec_sysctl_dir(sc), sc->name, h->global[g->id]);
-			fprintf(stderr, " (the host's %lld)\n", g->saved);
+			deter_warn("%s.%s = %lld for the replay (the host's %lld)",
+				   rec_sysctl_dir(sc), sc->name, h->global[g->id], g->saved);
 		}
 	}
 	for (e = 0; e < REPLAY_END_MAX; e++)
@@ -957,16 +925,16 @@ static int replay_run_once(struct replay_ctx *ctx, unsigned long long n)
 		snprintf(what, sizeof(what), "the %s end's script", replay_end_names[e]);
 		r.loaded = 1;
 		if (replay_kmod_load(ctx->script[e], ctx->script_len[e], what, &err)) {
-			replay_fail_err(&err);
+			deter_fail_err(&err);
 			goto stop;
 		}
 	}
 	if (replay_kmod_control("replay", &err)) {
-		replay_fail_err(&err);
+		deter_fail_err(&err);
 		goto stop;
 	}
 	if (ctx->o.verbose)
-		fprintf(stderr, "deter replay: scripts loaded (%zu + %zu events), replay armed\n",
+		deter_warn("scripts loaded (%zu + %zu events), replay armed",
 			ctx->pair.log[0]->nevs, ctx->pair.log[1]->nevs);
 	if (replay_gen_start(ctx, &r, REPLAY_END_PASSIVE) ||
 	    replay_gen_start(ctx, &r, REPLAY_END_ACTIVE))
@@ -999,7 +967,7 @@ static int replay_ctx_load(struct replay_ctx *ctx, int nargs, char **args, int d
 	if (nargs == 2) {
 		path = strdup(args[0]);
 		if (!path)
-			return replay_fail("out of memory");
+			return deter_fail("out of memory");
 		ret = replay_pair_load(args[0], args[1], &ctx->pair, &err);
 	} else {
 		/* A path to a log: its peer is looked for next to it, unless -d. */
@@ -1014,7 +982,7 @@ static int replay_ctx_load(struct replay_ctx *ctx, int nargs, char **args, int d
 		if (!path || !dir) {
 			free(path);
 			free(dir);
-			return replay_fail("out of memory");
+			return deter_fail("out of memory");
 		}
 		ret = replay_pair_find_peer(dir, path, &peer, &err);
 		if (!ret)
@@ -1024,7 +992,7 @@ static int replay_ctx_load(struct replay_ctx *ctx, int nargs, char **args, int d
 	}
 	if (ret) {
 		free(path);
-		return replay_fail_err(&err);
+		return deter_fail_err(&err);
 	}
 	/*
 	 * A setting TCP reads changed during the connection: the replay
@@ -1032,8 +1000,8 @@ static int replay_ctx_load(struct replay_ctx *ctx, int nargs, char **args, int d
 	 */
 	for (e = 0; e < REPLAY_END_MAX; e++)
 		if (replay_settings_note(ctx->pair.log[e], note, sizeof(note)))
-			fprintf(stderr,
-				"deter replay: %s: %s; replayed with the settings at its start\n",
+			deter_warn(
+				"%s: %s; replayed with the settings at its start",
 				ctx->pair.path[e], note);
 	/* The id is that of the log the user named first. */
 	snprintf(ctx->id, sizeof(ctx->id), "%016llx",
@@ -1042,7 +1010,7 @@ static int replay_ctx_load(struct replay_ctx *ctx, int nargs, char **args, int d
 				      ctx->pair.log[REPLAY_END_PASSIVE]->hdr.conn));
 	free(path);
 	if (replay_ctx_build(ctx, &err))
-		return replay_fail_err(&err);
+		return deter_fail_err(&err);
 	return 0;
 }
 
@@ -1068,7 +1036,7 @@ static int replay_cmd_vm(struct replay_ctx *ctx, const char *kernel)
 	if (replay_mkdir(ctx->o.outdir))
 		return 1;
 	r = replay_vm_run(&vo, &err);
-	return r < 0 ? replay_fail_err(&err) : r;
+	return r < 0 ? deter_fail_err(&err) : r;
 }
 
 int replay_cmd_replay(int argc, char **argv)
@@ -1146,28 +1114,28 @@ int replay_cmd_replay(int argc, char **argv)
 			replay_usage_replay(stdout);
 			return 0;
 		case ':':
-			return replay_usage_err("option '%s' needs an argument",
+			return deter_usage_fail("option '%s' needs an argument",
 						argv[optind - 1]);
 		default:
-			return replay_usage_err("unknown option '%s'", argv[optind - 1]);
+			return deter_usage_fail("unknown option '%s'", argv[optind - 1]);
 		}
 		if (bad)
-			return replay_usage_err("--%s: '%s' is not %s",
+			return deter_usage_fail("--%s: '%s' is not %s",
 						c == 'n' ? "repeat" : "timeout", optarg, bad);
 	}
 	if (optind == argc)
-		return replay_usage_err("no connection given");
+		return deter_usage_fail("no connection given");
 	if (argc - optind > 2)
-		return replay_usage_err("unexpected argument '%s'", argv[optind + 2]);
+		return deter_usage_fail("unexpected argument '%s'", argv[optind + 2]);
 	if (pcap && tcpdump)
-		return replay_usage_err("--pcap and --tcpdump are exclusive");
+		return deter_usage_fail("--pcap and --tcpdump are exclusive");
 	if (kernel && !vm)
-		return replay_usage_err("--kernel needs --vm");
+		return deter_usage_fail("--kernel needs --vm");
 	if (vm && ctx.o.keep)
-		return replay_usage_err("--keep and --vm are exclusive (%s)",
+		return deter_usage_fail("--keep and --vm are exclusive (%s)",
 					"the namespaces go with the VM");
 	if (vm && ctx.o.keep_host)
-		return replay_usage_err("--keep-host-sysctls and --vm are exclusive (%s)",
+		return deter_usage_fail("--keep-host-sysctls and --vm are exclusive (%s)",
 					"the VM is a host of its own");
 	if (replay_ctx_load(&ctx, argc - optind, argv + optind, dir_set))
 		goto out;
@@ -1180,7 +1148,7 @@ int replay_cmd_replay(int argc, char **argv)
 	else if (tcpdump && ctx.o.outdir && asprintf(&ctx.o.pcap, "%s/replay", ctx.o.outdir) < 0)
 		ctx.o.pcap = NULL;
 	if (!ctx.o.outdir || ((pcap || tcpdump) && !ctx.o.pcap)) {
-		replay_fail("out of memory");
+		deter_fail("out of memory");
 		goto out;
 	}
 	if (vm) {
@@ -1188,11 +1156,11 @@ int replay_cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (!replay_has_net_admin()) {
-		replay_fail("needs CAP_NET_ADMIN (run as root)");
+		deter_fail("needs CAP_NET_ADMIN (run as root)");
 		goto out;
 	}
 	if (replay_kmod_check(&err)) {
-		replay_fail_err(&err);
+		deter_fail_err(&err);
 		goto out;
 	}
 	if (replay_mkdir(ctx.o.outdir))

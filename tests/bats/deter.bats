@@ -57,13 +57,13 @@ Try 'deter --help'." ]
 @test "deter help with an unknown command is a usage error" {
 	run --separate-stderr "$DETER" help nosuch
 	assert_status 2
-	[ "$stderr" = "deter: help: unknown command 'nosuch'
-Try 'deter --help'." ]
+	[ "$stderr" = "deter help: unknown command 'nosuch'
+Try 'deter help --help'." ]
 }
 
 @test "deter version with an argument is a usage error" {
 	run --separate-stderr "$DETER" version extra
 	assert_status 2
-	[ "$stderr" = "deter: version: unexpected argument 'extra'
-Try 'deter --help'." ]
+	[ "$stderr" = "deter version: unexpected argument 'extra'
+Try 'deter version --help'." ]
 }
