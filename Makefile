@@ -37,8 +37,11 @@ CORR_OBJS := $(if $(wildcard replay/corrector.c),$(B)/replay/corrector.o)
 REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
 	       $(B)/replay/replay_net.o $(B)/replay/replay_gen.o \
 	       $(B)/replay/replay_pcap.o $(CORR_OBJS)
-DETER_OBJS := $(B)/cli/deter_main.o $(REC_OBJS) $(REC_CMD_OBJS) $(B)/replay/replay_main.o \
-	      $(B)/replay/replay_vm.o \
+# The replay subcommand.
+REPLAY_CMD_OBJS := $(B)/replay/replay_main.o $(B)/replay/replay_run.o \
+		   $(B)/replay/replay_child.o $(B)/replay/replay_capture.o \
+		   $(B)/replay/replay_vm.o
+DETER_OBJS := $(B)/cli/deter_main.o $(REC_OBJS) $(REC_CMD_OBJS) $(REPLAY_CMD_OBJS) \
 	      $(REPLAY_OBJS)
 UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \
 	      $(B)/tests/unit/replay_script_test $(B)/tests/unit/rec_keep_test
