@@ -558,7 +558,7 @@ static int rec_trace_claim(struct rec_trace *t, char **err)
 	}
 	if (!tracefs_instance_exists(REC_TRACE_INSTANCE))
 		return 0;
-	if (t->lock < 0)	/* no lock to tell: the old way, refuse */
+	if (t->lock < 0)	/* no lock to ask: refuse */
 		return rec_err(err, "tracefs instance '%s' exists: %s (or remove %s/instances/%s)",
 			       REC_TRACE_INSTANCE, "another deter record is running",
 			       tracefs_tracing_dir(), REC_TRACE_INSTANCE);

@@ -9,9 +9,9 @@
  *   deter/control  "replay" arms the scripts this process loaded, "stop"
  *                  ends their replay and drops them
  *
- * A session is   load(a) load(b) -> "replay" -> read ... read -> "stop",
+ * A replay is    load(a) load(b) -> "replay" -> read ... read -> "stop",
  * one per process: replays of different connections run side by side
- * (each on its own testbed), and a session whose process died is dropped
+ * (each on its own testbed), and a replay whose process died is dropped
  * at the next load.
  *
  * The kernel says why it refuses through errno, mapped to one line:
