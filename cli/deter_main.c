@@ -5,13 +5,14 @@
  *   deter [--help | --version] COMMAND [ARGS]
  *
  * Dispatches to one subcommand per job: record (arm deter.ko and write
- * per-connection logs), ls and show (find and read them), replay
- * (re-execute one connection on a two-host testbed). Each subcommand owns
+ * per-connection logs), ls and show (find and read them), compact and
+ * index (rewrite a log directory), replay (re-execute one connection on
+ * a two-host testbed). Each subcommand owns
  * its options and --help; all of them print through deter_err.c, which
  * this names the running one for ("deter show: t.dlog:500: ...").
  * Exit status: 0 ok, 1 failure, 2 usage.
  *
- *   cli/deter_main.c  dispatch
+ *   main(): COMMAND -> deter_cmds[] -> deter_err_cmd_set(COMMAND)
  *        |
  *        +--> recorder/rec_record.c   record
  *        +--> recorder/rec_ls.c       ls

@@ -240,7 +240,7 @@ static void rec_conn_maybe_encode(struct rec_table *t, struct rec_conn *c)
 	if (!rec_conn_encode(t, c, 0, &err))
 		return;
 	deter_warn("%s; connection %016llx is no longer recorded",
-		err ? err : "out of memory", (unsigned long long)c->conn);
+		   err ? err : "out of memory", (unsigned long long)c->conn);
 	free(err);
 	c->failed = 1;
 	rec_conn_forget(c);
@@ -490,8 +490,8 @@ static int rec_conn_encode(struct rec_table *t, struct rec_conn *c, int all,
 	if (rec_log_writer_full(c->w, n)) {
 		/* The log ends here, whole up to its last event. */
 		deter_warn("connection %016llx: its log is full; %s",
-			(unsigned long long)c->conn,
-			"the rest of the connection is not recorded");
+			   (unsigned long long)c->conn,
+			   "the rest of the connection is not recorded");
 		c->cut = 1;
 		c->cut_ts = c->last_ts;
 		c->status |= DETER_LOG_CUT;
@@ -557,7 +557,7 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 	}
 	if (!r && t->keep && rec_keep_add(t->keep, path, &c->hdr))
 		deter_warn("%s: not counted against the limits on logs: %s",
-			path, strerror(errno));
+			   path, strerror(errno));
 	free(path);
 	if (!r) {
 		t->written++;
@@ -625,8 +625,8 @@ void rec_table_flush(struct rec_table *t, int stopping, unsigned int lost)
 				 * it spilled stays in its part file for the next start.
 				 */
 				deter_warn("%s; %s %016llx is not written",
-					err ? err : "out of memory", "the log of connection",
-					(unsigned long long)c->conn);
+					   err ? err : "out of memory", "the log of connection",
+					   (unsigned long long)c->conn);
 				free(err);
 				err = NULL;
 				t->unwritten++;

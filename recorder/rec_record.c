@@ -155,7 +155,7 @@ static int rec_control(const char *msg)
 	if (!f) {
 		if (errno == ENOENT)
 			return deter_fail("deter.ko is not loaded (%s missing): insmod deter.ko",
-					REC_CONTROL);
+					  REC_CONTROL);
 		if (errno == EACCES || errno == EPERM)
 			return deter_fail("%s: needs CAP_NET_ADMIN (run as root)", REC_CONTROL);
 		return deter_fail("%s: %s", REC_CONTROL, strerror(errno));
@@ -204,7 +204,7 @@ static int rec_params_push(struct rec_params *rp)
 		if (!ok && !rp->warned[i]) {
 			/* Never silently: the logs would say "default". */
 			deter_warn("%s: not a number, Y or N; logged as %s",
-				path, rp->have[i] ? "last read" : "the default");
+				   path, rp->have[i] ? "last read" : "the default");
 			rp->warned[i] = 1;
 		}
 		if (!ok || (rp->have[i] && rp->v[i] == v))
@@ -313,9 +313,9 @@ static void rec_recover_parts(const char *dir)
 	closedir(dp);
 	if (n || bad)
 		deter_warn("%u log%s of connections open %s%s",
-			n, n == 1 ? "" : "s",
-			"when a recorder was killed made from their part files (incomplete, not closed)",
-			bad ? "; the ones named above left as they were" : "");
+			   n, n == 1 ? "" : "s",
+			   "when a recorder was killed made from their part files (incomplete, not closed)",
+			   bad ? "; the ones named above left as they were" : "");
 }
 
 int rec_cmd_record(int argc, char **argv)
@@ -358,26 +358,25 @@ int rec_cmd_record(int argc, char **argv)
 			break;
 		case 'p':
 			if (rec_cli_num(optarg, 65535, &v) || !v)
-				return deter_usage_fail("--port: '%s' is not a port",
-						     optarg);
+				return deter_usage_fail("--port: '%s' is not a port", optarg);
 			if (nports == 16)
 				return deter_usage_fail("at most 16 --port options");
 			ports[nports++] = v;
 			break;
 		case 't':
 			if (rec_cli_num(optarg, 1000000, &th_us))
-				return deter_usage_fail("--threshold-us: '%s' is not a number of microseconds",
-						     optarg);
+				return deter_usage_fail("--threshold-us: '%s' is %s", optarg,
+							"not a number of microseconds");
 			break;
 		case 'D':
 			if (rec_cli_num(optarg, 86400 * 365, &duration) || !duration)
-				return deter_usage_fail("--duration: '%s' is not a number of seconds",
-						     optarg);
+				return deter_usage_fail("--duration: '%s' is %s", optarg,
+							"not a number of seconds");
 			break;
 		case 'b':
 			if (rec_cli_num(optarg, 1 << 22, &buffer_kb) || buffer_kb < 64)
-				return deter_usage_fail("--buffer-kb: '%s' is not a size from 64 to 4194304",
-						     optarg);
+				return deter_usage_fail("--buffer-kb: '%s' is %s", optarg,
+							"not a size from 64 to 4194304");
 			break;
 		case 'z':
 			if (rec_cli_zstd_level(optarg, &rec_log_zstd_level))
@@ -385,15 +384,15 @@ int rec_cmd_record(int argc, char **argv)
 			break;
 		case 's':
 			if (rec_size_arg(optarg, &v))
-				return deter_usage_fail("--max-size: '%s' is not a size (bytes, or a number and K, M, G or T)",
-						     optarg);
+				return deter_usage_fail("--max-size: '%s' is %s", optarg,
+							"not a size (bytes, or a number and K, M, G or T)");
 			lim.max_bytes = v;
 			size_arg = optarg;
 			break;
 		case 'a':
 			if (rec_age_arg(optarg, &v))
-				return deter_usage_fail("--max-age: '%s' is not an age (seconds, or a number and s, m, h or d)",
-						     optarg);
+				return deter_usage_fail("--max-age: '%s' is %s", optarg,
+							"not an age (seconds, or a number and s, m, h or d)");
 			lim.max_age_ns = v;
 			age_arg = optarg;
 			break;
@@ -419,7 +418,7 @@ int rec_cmd_record(int argc, char **argv)
 
 	if (access(REC_CONTROL, F_OK))
 		return deter_fail("deter.ko is not loaded (%s missing): insmod deter.ko",
-				REC_CONTROL);
+				  REC_CONTROL);
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return deter_fail("%s: %s", dir, strerror(errno));
 	rec_recover_parts(dir);
@@ -458,7 +457,7 @@ int rec_cmd_record(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	blocked = 1;
 	deter_warn("recording into %s (threshold %llu us%s); stop with Ctrl-C",
-		dir, th_us, nports ? ", selected ports" : "");
+		   dir, th_us, nports ? ", selected ports" : "");
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	params_at = start.tv_sec;
 
@@ -494,38 +493,35 @@ int rec_cmd_record(int argc, char **argv)
 	rec_table_flush(table, 1, lost > 0);
 	rec_table_counts(table, &written, &incomplete, &open);
 	unwritten = rec_table_unwritten(table);
-	deter_warn(
-		"%u connection%s recorded in %s, %u incomplete%s; %llu events read, %llu lost",
-		written, written == 1 ? "" : "s", dir, incomplete,
-		unwritten ? ", some not written (said above)" : "",
-		rec_trace_events(trace), lost);
+	deter_warn("%u connection%s recorded in %s, %u incomplete%s; %llu events read, %llu lost",
+		   written, written == 1 ? "" : "s", dir, incomplete,
+		   unwritten ? ", some not written (said above)" : "",
+		   rec_trace_events(trace), lost);
 	if (rec_table_settings_changed(table))
-		deter_warn(
-			"%u log%s say%s a setting TCP reads changed during the connection (deter ls: settings-changed)",
-			rec_table_settings_changed(table),
-			rec_table_settings_changed(table) == 1 ? "" : "s",
-			rec_table_settings_changed(table) == 1 ? "s" : "");
+		deter_warn("%u log%s say%s a setting TCP reads changed during the connection (deter ls: settings-changed)",
+			   rec_table_settings_changed(table),
+			   rec_table_settings_changed(table) == 1 ? "" : "s",
+			   rec_table_settings_changed(table) == 1 ? "s" : "");
 	if (keep) {
 		struct rec_keep_stats ks;
 		char rb[32], kb[32];
 
 		rec_keep_stop(keep, rec_realtime_ns());
 		rec_keep_stats(keep, &ks);
-		deter_warn(
-			"%llu log%s removed (%s, %llu flagged) by%s%s%s%s%s; %s keeps %llu log%s, %s on disk",
-			(unsigned long long)ks.removed, ks.removed == 1 ? "" : "s",
-			rec_bytes_str(rb, sizeof(rb), ks.removed_bytes),
-			(unsigned long long)ks.removed_flagged,
-			size_arg ? " --max-size " : "", size_arg ? size_arg : "",
-			size_arg && age_arg ? " and" : "",
-			age_arg ? " --max-age " : "", age_arg ? age_arg : "", dir,
-			(unsigned long long)ks.logs, ks.logs == 1 ? "" : "s",
-			rec_bytes_str(kb, sizeof(kb), ks.bytes));
+		deter_warn("%llu log%s removed (%s, %llu flagged) by%s%s%s%s%s; %s keeps %llu log%s, %s on disk",
+			   (unsigned long long)ks.removed, ks.removed == 1 ? "" : "s",
+			   rec_bytes_str(rb, sizeof(rb), ks.removed_bytes),
+			   (unsigned long long)ks.removed_flagged,
+			   size_arg ? " --max-size " : "", size_arg ? size_arg : "",
+			   size_arg && age_arg ? " and" : "",
+			   age_arg ? " --max-age " : "", age_arg ? age_arg : "", dir,
+			   (unsigned long long)ks.logs, ks.logs == 1 ? "" : "s",
+			   rec_bytes_str(kb, sizeof(kb), ks.bytes));
 	}
 	not_ipv4 = rec_stat("connections_not_ipv4") - not_ipv4;
 	if (not_ipv4)
 		deter_warn("%llu IPv6 connection%s not recorded (IPv4 only)",
-			not_ipv4, not_ipv4 == 1 ? "" : "s");
+			   not_ipv4, not_ipv4 == 1 ? "" : "s");
 	ret = lost || unwritten || failed ? 1 : 0;
 out:
 	if (blocked)

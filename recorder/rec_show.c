@@ -501,7 +501,7 @@ int rec_cmd_show(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return deter_usage_fail(optind == argc ? "no connection given" :
-				     "more than one connection given");
+					"more than one connection given");
 	if (json && stats)
 		return deter_usage_fail("--json and --stats do not go together");
 	path = rec_cli_find(dir, argv[optind]);

@@ -572,7 +572,7 @@ static int rec_trace_claim(struct rec_trace *t, char **err)
 		return rec_err(err, "cannot remove tracefs instance '%s' %s: %s",
 			       REC_TRACE_INSTANCE, "a killed deter record left", strerror(errno));
 	deter_warn("removed tracefs instance '%s', %s",
-		REC_TRACE_INSTANCE, "left by a deter record that was killed");
+		   REC_TRACE_INSTANCE, "left by a deter record that was killed");
 	return 0;
 }
 

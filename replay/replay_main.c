@@ -238,9 +238,8 @@ static int replay_ctx_load(struct replay_ctx *ctx, int nargs, char **args, int d
 	 */
 	for (e = 0; e < REPLAY_END_MAX; e++)
 		if (replay_settings_note(ctx->pair.log[e], note, sizeof(note)))
-			deter_warn(
-				"%s: %s; replayed with the settings at its start",
-				ctx->pair.path[e], note);
+			deter_warn("%s: %s; replayed with the settings at its start",
+				   ctx->pair.path[e], note);
 	/* The id is that of the log the user named first. */
 	snprintf(ctx->id, sizeof(ctx->id), "%016llx",
 		 (unsigned long long)(!strcmp(path, ctx->pair.path[REPLAY_END_ACTIVE]) ?

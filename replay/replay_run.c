@@ -202,11 +202,11 @@ static int replay_corr_start(struct replay_ctx *ctx, struct replay_run *r, int e
 			if (replay_child_line(c, line, sizeof(line)) && line[0] == 'E')
 				return deter_fail("%s", line + 2);
 			return deter_fail("corrector %s: exited before binding queue %u",
-					   h->name, h->queue);
+					  h->name, h->queue);
 		}
 		if (replay_now_ms() > end)
 			return deter_fail("corrector %s: queue %u not bound after %d s",
-					   h->name, h->queue, REPLAY_HELPER_MS / 1000);
+					  h->name, h->queue, REPLAY_HELPER_MS / 1000);
 		replay_sleep_ms(10);
 	}
 	return 0;
@@ -233,7 +233,7 @@ static int replay_corr_stop_all(struct replay_ctx *ctx, struct replay_run *r)
 		if (c->pid) {
 			replay_child_kill(c);
 			ret = deter_fail("corrector %s: did not stop within %d s, killed", name,
-					  REPLAY_CORR_STOP_MS / 1000);
+					 REPLAY_CORR_STOP_MS / 1000);
 			continue;
 		}
 		while (replay_child_line(c, line, sizeof(line))) {
@@ -242,17 +242,17 @@ static int replay_corr_stop_all(struct replay_ctx *ctx, struct replay_run *r)
 			} else if (line[0] == 'S') {
 				if (ctx->o.verbose)
 					deter_warn("corrector %s: %s", name,
-						line + 2);
+						   line + 2);
 				if (!strstr(line, " 0 timeouts"))
 					deter_fail("corrector %s gave up on arrivals: %s",
-						    name, line + 2);
+						   name, line + 2);
 			}
 		}
 		if ((!WIFEXITED(c->status) || WEXITSTATUS(c->status)) && !r->corr_told[e]) {
 			if (!ret)
 				ret = deter_fail("corrector %s: exited with status %d", name,
-						  WIFEXITED(c->status) ? WEXITSTATUS(c->status) :
-						  128 + WTERMSIG(c->status));
+						 WIFEXITED(c->status) ? WEXITSTATUS(c->status) :
+						 128 + WTERMSIG(c->status));
 		}
 		replay_child_kill(c);
 	}
@@ -303,13 +303,13 @@ static int replay_gen_start(struct replay_ctx *ctx, struct replay_run *r, int e)
 			if (line[0] == 'L')
 				return 0;
 			return deter_fail("generator %s: %s", h->name,
-					   line[0] ? line + 2 : "failed");
+					  line[0] ? line + 2 : "failed");
 		}
 		if (replay_child_reap(c, 0) && c->out < 0)
 			return deter_fail("generator %s: exited before listening", h->name);
 		if (replay_now_ms() > end)
 			return deter_fail("generator %s: not listening after %d s", h->name,
-					   REPLAY_HELPER_MS / 1000);
+					  REPLAY_HELPER_MS / 1000);
 		replay_sleep_ms(10);
 	}
 }
@@ -350,10 +350,10 @@ static int replay_watch_status(struct replay_ctx *ctx, struct replay_status *st)
 	}
 	if (rc == -2)
 		deter_fail("%s (%s end): deter.ko of another build? status '%s'",
-			    ctx->local[e], replay_end_names[e], st[e].line);
+			   ctx->local[e], replay_end_names[e], st[e].line);
 	else
 		deter_fail("deter.ko reports no script for %s (%s end): '%.*s'", ctx->local[e],
-			    replay_end_names[e], (int)strcspn(text, "\n"), text);
+			   replay_end_names[e], (int)strcspn(text, "\n"), text);
 	free(text);
 	return -1;
 }
@@ -428,15 +428,15 @@ static enum replay_verdict replay_watch(struct replay_ctx *ctx, struct replay_ru
 					return REPLAY_DIVERGED;
 				} else if (line[0] == 'E') {
 					deter_fail("generator %s: %s", r->net.host[e].name,
-						    line + 2);
+						   line + 2);
 					return REPLAY_ERROR;
 				}
 			}
 			if (replay_child_reap(c, 0) && c->out < 0 && !r->gen_ok[e]) {
 				deter_fail("generator %s: exited with status %d and no verdict",
-					    r->net.host[e].name,
-					    WIFEXITED(c->status) ? WEXITSTATUS(c->status) :
-					    128 + WTERMSIG(c->status));
+					   r->net.host[e].name,
+					   WIFEXITED(c->status) ? WEXITSTATUS(c->status) :
+					   128 + WTERMSIG(c->status));
 				return REPLAY_ERROR;
 			}
 		}
@@ -487,7 +487,7 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 	if (ctx->o.keep && last) {
 		if (r->net.host[0].made)
 			deter_warn("kept namespaces %s and %s",
-				r->net.host[0].ns, r->net.host[1].ns);
+				   r->net.host[0].ns, r->net.host[1].ns);
 		if (replay_net_restore_host(&r->net, &err))
 			ret = deter_fail_err(&err);
 	} else if (replay_net_destroy(&r->net, &err)) {
@@ -527,7 +527,7 @@ int replay_run_once(struct replay_ctx *ctx, unsigned long long n)
 	}
 	if (ctx->o.verbose) {
 		deter_warn("testbed %s (%s) -- %s (%s)", r.net.host[0].ns,
-			ctx->local[0], r.net.host[1].ns, ctx->local[1]);
+			   ctx->local[0], r.net.host[1].ns, ctx->local[1]);
 		for (e = 0; e < r.net.nset; e++) {
 			const struct replay_global *g = &r.net.set[e];
 			const struct rec_sysctl *sc = &rec_sysctls[g->id];
@@ -564,7 +564,7 @@ int replay_run_once(struct replay_ctx *ctx, unsigned long long n)
 	}
 	if (ctx->o.verbose)
 		deter_warn("scripts loaded (%zu + %zu events), replay armed",
-			ctx->pair.log[0]->nevs, ctx->pair.log[1]->nevs);
+			   ctx->pair.log[0]->nevs, ctx->pair.log[1]->nevs);
 	if (replay_gen_start(ctx, &r, REPLAY_END_PASSIVE) ||
 	    replay_gen_start(ctx, &r, REPLAY_END_ACTIVE))
 		goto stop;

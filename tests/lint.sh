@@ -32,7 +32,7 @@ point() {	# rc name output
 # Userspace follows the same style but has no kernel types or attribute
 # macros, and calls libraries with their own naming.
 user_ignore=PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO,CAMELCASE,VOLATILE
-for f in $(find kmod recorder replay include tests -name '*.[ch]' | sort); do
+for f in $(find kmod cli recorder replay include tests -name '*.[ch]' | sort); do
 	case "$f" in
 	# TRACE_EVENT() layout, as in include/trace/events/.
 	*_trace.h) out=$($cp --ignore PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE,MACRO_ARG_REUSE -f "$f" 2>&1) ;;
