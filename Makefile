@@ -24,10 +24,13 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
 B := build
-# Modules unit tests link without a main(); deter_err.o is everyone's printer.
-REC_OBJS := $(B)/cli/deter_err.o $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
+# Every subcommand's and module's messages go through deter_err.o.
+ERR_OBJS := $(B)/cli/deter_err.o
+# Modules unit tests link without a main().
+REC_OBJS := $(B)/recorder/rec_varint.o $(B)/recorder/rec_log.o \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
-	    $(B)/recorder/rec_index.o $(B)/recorder/rec_keep.o
+	    $(B)/recorder/rec_index.o \
+	    $(B)/recorder/rec_keep.o
 # The recording side's subcommands.
 REC_CMD_OBJS := $(B)/recorder/rec_cli.o $(B)/recorder/rec_record.o \
 		$(B)/recorder/rec_ls.o $(B)/recorder/rec_show.o \
@@ -41,8 +44,8 @@ REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
 REPLAY_CMD_OBJS := $(B)/replay/replay_main.o $(B)/replay/replay_run.o \
 		   $(B)/replay/replay_child.o $(B)/replay/replay_capture.o \
 		   $(B)/replay/replay_vm.o
-DETER_OBJS := $(B)/cli/deter_main.o $(REC_OBJS) $(REC_CMD_OBJS) $(REPLAY_CMD_OBJS) \
-	      $(REPLAY_OBJS)
+DETER_OBJS := $(B)/cli/deter_main.o $(ERR_OBJS) $(REC_OBJS) $(REC_CMD_OBJS) \
+	      $(REPLAY_CMD_OBJS) $(REPLAY_OBJS)
 UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \
 	      $(B)/tests/unit/replay_script_test $(B)/tests/unit/rec_keep_test
 TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
@@ -62,7 +65,7 @@ bin/deter: $(DETER_OBJS)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
 
-$(B)/tests/unit/%_test: $(B)/tests/unit/%_test.o $(REC_OBJS) $(REPLAY_OBJS)
+$(B)/tests/unit/%_test: $(B)/tests/unit/%_test.o $(ERR_OBJS) $(REC_OBJS) $(REPLAY_OBJS)
 	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
 
 $(B)/tests/unit/%.o: CPPFLAGS += -Itests/unit
