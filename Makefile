@@ -26,22 +26,30 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
 B := build
+# The shared library (log/): the log format, the log directory's index,
+# and deter_err.o, through which every subcommand's messages go.
+ERR_OBJS := $(B)/log/deter_err.o
 # Modules unit tests link without a main().
-# The log library (log/), which recorder and replay both use.
 LOG_OBJS := $(addprefix $(B)/log/,rec_err.o rec_varint.o rec_codec.o rec_enc.o \
 	      rec_dec.o rec_write.o rec_read.o rec_rewrite.o rec_names.o \
 	      rec_sysctl.o rec_index.o)
 REC_OBJS := $(LOG_OBJS) \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
-	    $(B)/recorder/rec_main.o $(B)/recorder/rec_keep.o
-# The packet corrector is written alongside; link it once it is there.
-CORR_OBJS := $(if $(wildcard replay/corrector.c),$(B)/replay/corrector.o)
+	    $(B)/recorder/rec_keep.o
+# The recording side's subcommands.
+REC_CMD_OBJS := $(B)/recorder/rec_cli.o $(B)/recorder/rec_record.o \
+		$(B)/recorder/rec_ls.o $(B)/recorder/rec_show.o \
+		$(B)/recorder/rec_compact.o
+CORR_OBJS := $(B)/replay/corrector.o
 REPLAY_OBJS := $(B)/replay/replay_script.o $(B)/replay/replay_kmod.o \
 	       $(B)/replay/replay_net.o $(B)/replay/replay_gen.o \
 	       $(B)/replay/replay_pcap.o $(CORR_OBJS)
-DETER_OBJS := $(B)/recorder/deter_main.o $(REC_OBJS) $(B)/replay/replay_main.o \
-	      $(B)/replay/replay_vm.o \
-	      $(REPLAY_OBJS)
+# The replay subcommand.
+REPLAY_CMD_OBJS := $(B)/replay/replay_main.o $(B)/replay/replay_run.o \
+		   $(B)/replay/replay_child.o $(B)/replay/replay_capture.o \
+		   $(B)/replay/replay_vm.o
+DETER_OBJS := $(B)/cli/deter_main.o $(ERR_OBJS) $(REC_OBJS) $(REC_CMD_OBJS) \
+	      $(REPLAY_CMD_OBJS) $(REPLAY_OBJS)
 UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \
 	      $(B)/tests/unit/replay_script_test $(B)/tests/unit/rec_keep_test
 TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
@@ -57,15 +65,17 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(WARN) -pthread -MMD -MP -c -o $@ $<
 
-# The log library sees neither program's headers, the replay not the recorder's.
+# The library sees neither program's headers, and neither program the
+# other's: only cli/, on top, includes both.
 $(B)/log/%.o: CPPFLAGS := $(filter-out -Irecorder -Ireplay,$(CPPFLAGS))
+$(B)/recorder/%.o: CPPFLAGS := $(filter-out -Ireplay,$(CPPFLAGS))
 $(B)/replay/%.o: CPPFLAGS := $(filter-out -Irecorder,$(CPPFLAGS))
 
 bin/deter: $(DETER_OBJS)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
 
-$(B)/tests/unit/%_test: $(B)/tests/unit/%_test.o $(REC_OBJS) $(REPLAY_OBJS)
+$(B)/tests/unit/%_test: $(B)/tests/unit/%_test.o $(ERR_OBJS) $(REC_OBJS) $(REPLAY_OBJS)
 	$(CC) $(CFLAGS) -pthread -o $@ $^ $(PKG_LIBS)
 
 $(B)/tests/unit/%.o: CPPFLAGS += -Itests/unit

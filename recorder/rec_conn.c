@@ -20,12 +20,14 @@
  * Never is a log with missing events written as complete, nor one whose
  * events say values it depends on were not recorded (DETER_V_MISSING).
  */
+#include "rec_conn.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rec_conn.h"
+#include "deter_err.h"
 #include "rec_index.h"
 #include "rec_keep.h"
 
@@ -237,8 +239,8 @@ static void rec_conn_maybe_encode(struct rec_table *t, struct rec_conn *c)
 		return;
 	if (!rec_conn_encode(t, c, 0, &err))
 		return;
-	fprintf(stderr, "deter: record: %s; connection %016llx is no longer recorded\n",
-		err ? err : "out of memory", (unsigned long long)c->conn);
+	deter_warn("%s; connection %016llx is no longer recorded",
+		   err ? err : "out of memory", (unsigned long long)c->conn);
 	free(err);
 	c->failed = 1;
 	rec_conn_forget(c);
@@ -487,9 +489,9 @@ static int rec_conn_encode(struct rec_table *t, struct rec_conn *c, int all,
 	}
 	if (rec_log_writer_full(c->w, n)) {
 		/* The log ends here, whole up to its last event. */
-		fprintf(stderr, "deter: record: connection %016llx: its log is full; %s\n",
-			(unsigned long long)c->conn,
-			"the rest of the connection is not recorded");
+		deter_warn("connection %016llx: its log is full; %s",
+			   (unsigned long long)c->conn,
+			   "the rest of the connection is not recorded");
 		c->cut = 1;
 		c->cut_ts = c->last_ts;
 		c->status |= DETER_LOG_CUT;
@@ -550,12 +552,12 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 	if (!r && rec_index_add(path, &c->hdr, &ierr)) {
 		/* The log is there; deter ls reads its header instead. */
 		if (!t->index_failed++)
-			fprintf(stderr, "deter: record: %s (said once)\n", ierr);
+			deter_warn("%s (said once)", ierr);
 		free(ierr);
 	}
 	if (!r && t->keep && rec_keep_add(t->keep, path, &c->hdr))
-		fprintf(stderr, "deter: record: %s: not counted against the limits on logs: %s\n",
-			path, strerror(errno));
+		deter_warn("%s: not counted against the limits on logs: %s",
+			   path, strerror(errno));
 	free(path);
 	if (!r) {
 		t->written++;
@@ -622,9 +624,9 @@ void rec_table_flush(struct rec_table *t, int stopping, unsigned int lost)
 				 * what a log holds): said, and the others go on. What
 				 * it spilled stays in its part file for the next start.
 				 */
-				fprintf(stderr, "deter: record: %s; %s %016llx is not written\n",
-					err ? err : "out of memory", "the log of connection",
-					(unsigned long long)c->conn);
+				deter_warn("%s; %s %016llx is not written",
+					   err ? err : "out of memory", "the log of connection",
+					   (unsigned long long)c->conn);
 				free(err);
 				err = NULL;
 				t->unwritten++;

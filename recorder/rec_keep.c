@@ -30,6 +30,8 @@
  * removed as are kept, a thread writes it anew from the records of the
  * logs left (rec_index_prune()), so that draining never waits for it.
  */
+#include "rec_keep.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -40,7 +42,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rec_keep.h"
 #include "rec_log.h"
 
 /* The index is written anew after at least this many removals. */

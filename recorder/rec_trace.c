@@ -19,6 +19,8 @@
  * table turns into an incomplete log; rec_trace_lost() reports the
  * overruns so the recorder can say so.
  */
+#include "rec_trace.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +37,9 @@
 #include <tracefs.h>
 #include <unistd.h>
 
+#include "deter_err.h"
 #include "rec_conn.h"
 #include "rec_log.h"
-#include "rec_trace.h"
 
 #define REC_TRACE_INSTANCE "deter"
 
@@ -556,7 +558,7 @@ static int rec_trace_claim(struct rec_trace *t, char **err)
 	}
 	if (!tracefs_instance_exists(REC_TRACE_INSTANCE))
 		return 0;
-	if (t->lock < 0)	/* no lock to tell: the old way, refuse */
+	if (t->lock < 0)	/* no lock to ask: refuse */
 		return rec_err(err, "tracefs instance '%s' exists: %s (or remove %s/instances/%s)",
 			       REC_TRACE_INSTANCE, "another deter record is running",
 			       tracefs_tracing_dir(), REC_TRACE_INSTANCE);
@@ -569,8 +571,8 @@ static int rec_trace_claim(struct rec_trace *t, char **err)
 	if (tracefs_instance_exists(REC_TRACE_INSTANCE))
 		return rec_err(err, "cannot remove tracefs instance '%s' %s: %s",
 			       REC_TRACE_INSTANCE, "a killed deter record left", strerror(errno));
-	fprintf(stderr, "deter: record: removed tracefs instance '%s', %s\n",
-		REC_TRACE_INSTANCE, "left by a deter record that was killed");
+	deter_warn("removed tracefs instance '%s', %s",
+		   REC_TRACE_INSTANCE, "left by a deter record that was killed");
 	return 0;
 }
 

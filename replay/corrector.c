@@ -70,6 +70,7 @@
  * References: DETER (Li et al., NSDI'19) section 4.3;
  * libnetfilter_queue examples/nf-queue.c; net/netfilter/nfnetlink_queue.c.
  */
+
 #include "corrector.h"
 
 #include <arpa/inet.h>

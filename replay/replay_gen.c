@@ -23,19 +23,19 @@
  * zeros and splice()s them to the socket in one call, which reaches TCP
  * as one such sendmsg() (MSG_MORE if the log has it). Where its bytes
  * start in their page, and whether they go on from the last spliced
- * send's in the same page (DETER_SPLICE_*, format 12), decide how TCP
- * merges and splits them: the thread takes them from the memfd where
+ * send's in the same page (DETER_SPLICE_*), decide how TCP merges and
+ * splits them: the thread takes them from the memfd where
  * they lie so, after its last send's bytes, or from a page of their own,
- * dropping what a send cut short left in the pipe. (A log older than
- * that has the bytes from one file sent front to back, from a page
- * boundary.)
+ * dropping what a send cut short left in the pipe. (A log without
+ * DETER_SPLICE_* has the bytes from one file sent front to back, from a
+ * page boundary.)
  *
  * A splice read (splice() from the socket into a pipe, as proxies read)
  * moves bytes until the pipe is full: TCP adds a pipe buffer per
  * fragment of its segments. The thread reads into a pipe of its own
- * given, before each call, the room the log has (DETER_SPLICE_RD_*,
- * format 14): the smallest size that holds it, emptied, topped up with
- * one-byte buffers (a packet-mode pipe does not merge writes), and the
+ * given, before each call, the room the log has (DETER_SPLICE_RD_*): the
+ * smallest size that holds it, emptied, topped up with one-byte buffers
+ * (a packet-mode pipe does not merge writes), and the
  * socket nonblocking for the call if the original's was (shared by the
  * threads: a log whose threads read so at once would diverge). The
  * pipe is emptied after the call.
@@ -58,6 +58,7 @@
  * as often as the application must have set it. tp->nonagle has
  * TCP_NAGLE_OFF = 1 for TCP_NODELAY and TCP_NAGLE_CORK = 2 for TCP_CORK.
  */
+
 #include "replay_gen.h"
 
 #include <arpa/inet.h>

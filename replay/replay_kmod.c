@@ -9,9 +9,9 @@
  *   deter/control  "replay" arms the scripts this process loaded, "stop"
  *                  ends their replay and drops them
  *
- * A session is   load(a) load(b) -> "replay" -> read ... read -> "stop",
+ * A replay is    load(a) load(b) -> "replay" -> read ... read -> "stop",
  * one per process: replays of different connections run side by side
- * (each on its own testbed), and a session whose process died is dropped
+ * (each on its own testbed), and a replay whose process died is dropped
  * at the next load.
  *
  * The kernel says why it refuses through errno, mapped to one line:
@@ -27,8 +27,9 @@
  * DETER_DEBUGFS overrides the directory (default /sys/kernel/debug/deter),
  * for tests that stand a plain directory in for deter.ko.
  */
-#include "rec_log.h"
 #include "replay_kmod.h"
+
+#include "rec_log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -30,9 +30,10 @@
  * its namespace with setns(), not ip netns exec (an exec costs ~70 ms in
  * the emulated testbed VM).
  */
+#include "replay_net.h"
+
 #include "corrector.h"
 #include "rec_log.h"
-#include "replay_net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

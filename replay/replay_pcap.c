@@ -13,6 +13,8 @@
  * microsecond or nanosecond timestamps) and are rewritten in place.
  */
 
+#include "replay_pcap.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +25,6 @@
 #include "deter_abi.h"
 #include "corrector.h"
 #include "rec_log.h"
-#include "replay_pcap.h"
 
 #define PCAP_MAGIC_US	0xa1b2c3d4u
 #define PCAP_MAGIC_NS	0xa1b23c4du

@@ -31,9 +31,10 @@
  * segments (GRO) stands for packets idx .. idx + c - 1; NET CE events
  * mark [a, a + b) of packets that already arrived.
  */
+#include "replay_script.h"
+
 #include "rec_index.h"
 #include "rec_log.h"
-#include "replay_script.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

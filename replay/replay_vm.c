@@ -14,6 +14,8 @@
  * The runner and deter.ko are found next to this binary (BIN/../testbed/run,
  * BIN/../deter.ko), or in DETER_VM_RUN and DETER_KO.
  */
+#include "replay_vm.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "replay_vm.h"
+#include "deter_err.h"
 #include "rec_log.h"
 
 /* The guest's shell: load deter.ko, replay, unload; 125: no deter.ko. */
@@ -253,7 +255,7 @@ int replay_vm_run(const struct replay_vm_opts *o, char **err)
 	}
 	if (!pid) {
 		execv(run, a.v);
-		fprintf(stderr, "deter replay: --vm: %s: %s\n", run, strerror(errno));
+		deter_warn("--vm: %s: %s", run, strerror(errno));
 		_exit(125);
 	}
 	while (waitpid(pid, &status, 0) < 0)

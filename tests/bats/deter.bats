@@ -41,6 +41,34 @@ Try 'deter --help'." ]
 Try 'deter --help'." ]
 }
 
+@test "every command says an unknown option or a missing argument alike, exit 2" {
+	for cmd in record ls show compact index replay version help; do
+		run --separate-stderr "$DETER" $cmd --bogus
+		assert_status 2
+		[ "$stderr" = "deter $cmd: unknown option '--bogus'
+Try 'deter $cmd --help'." ]
+		run --separate-stderr "$DETER" $cmd -x
+		assert_status 2
+		[ "$stderr" = "deter $cmd: unknown option '-x'
+Try 'deter $cmd --help'." ]
+		run --separate-stderr "$DETER" $cmd --help=1
+		assert_status 2
+		[ "$stderr" = "deter $cmd: option '--help' takes no argument
+Try 'deter $cmd --help'." ]
+		run --separate-stderr "$DETER" $cmd --help
+		assert_status 0
+		[ -z "$stderr" ]
+		[[ "$output" == "usage: deter $cmd"* ]]
+	done
+	for cmd in record ls show compact index replay; do
+		run --separate-stderr "$DETER" $cmd -d
+		[ "$cmd" != record ] || run --separate-stderr "$DETER" $cmd -o
+		assert_status 2
+		[[ "$stderr" == "deter $cmd: option '-"[do]"' needs an argument
+Try 'deter $cmd --help'." ]]
+	done
+}
+
 @test "an unknown command is a usage error naming it" {
 	run --separate-stderr "$DETER" frobnicate
 	assert_status 2
@@ -57,13 +85,13 @@ Try 'deter --help'." ]
 @test "deter help with an unknown command is a usage error" {
 	run --separate-stderr "$DETER" help nosuch
 	assert_status 2
-	[ "$stderr" = "deter: help: unknown command 'nosuch'
-Try 'deter --help'." ]
+	[ "$stderr" = "deter help: unknown command 'nosuch'
+Try 'deter help --help'." ]
 }
 
 @test "deter version with an argument is a usage error" {
 	run --separate-stderr "$DETER" version extra
 	assert_status 2
-	[ "$stderr" = "deter: version: unexpected argument 'extra'
-Try 'deter --help'." ]
+	[ "$stderr" = "deter version: unexpected argument 'extra'
+Try 'deter version --help'." ]
 }

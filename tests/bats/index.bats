@@ -59,11 +59,11 @@ opened() {
 	[ "$(opened "$DETER" ls -d logs)" = "logs/$A.dlog" ]
 	run --separate-stderr "$DETER" ls -d logs
 	assert_status 1
-	[ "$stderr" = "deter: ls: logs/$A.dlog:0: not a deter log (bad magic)" ]
+	[ "$stderr" = "deter ls: logs/$A.dlog:0: not a deter log (bad magic)" ]
 	# Written anew from the logs, the index leaves it out, and says why.
 	run --separate-stderr "$DETER" index -d logs
 	assert_status 1
-	[ "$stderr" = "deter: index: logs/$A.dlog:0: not a deter log (bad magic)" ]
+	[ "$stderr" = "deter index: logs/$A.dlog:0: not a deter log (bad magic)" ]
 	[ "$output" = "logs/index: 1 log; the ones named above left out" ]
 }
 
@@ -94,7 +94,7 @@ opened() {
 	printf 'not an index at all' > logs/index
 	run --separate-stderr "$DETER" ls -d logs
 	assert_status 1
-	[ "$stderr" = "deter: ls: logs/index:0: not a deter index (bad magic); reading every log's header" ]
+	[ "$stderr" = "deter ls: logs/index:0: not a deter index (bad magic); reading every log's header" ]
 	[ "$output" = "$(cat want)" ]
 	run "$DETER" index -d logs
 	assert_status 0
@@ -121,10 +121,10 @@ opened() {
 @test "deter index with an unreadable directory or an argument fails clearly" {
 	run --separate-stderr "$DETER" index -d nowhere
 	assert_status 1
-	[ "$stderr" = "deter: index: nowhere: No such file or directory" ]
+	[ "$stderr" = "deter index: nowhere: No such file or directory" ]
 	run --separate-stderr "$DETER" index -d logs extra
 	assert_status 2
-	[ "${stderr_lines[0]}" = "deter: index: unexpected argument 'extra'" ]
+	[ "${stderr_lines[0]}" = "deter index: unexpected argument 'extra'" ]
 }
 
 @test "deter ls --open also lists logs being written (part files), as open" {
@@ -146,5 +146,5 @@ opened() {
 	printf 'x' >> logs/$A.dlog
 	run --separate-stderr "$DETER" show logs/$A.dlog
 	assert_status 1
-	[[ "$stderr" == "deter: show: logs/$A.dlog:"*"header says"* ]]
+	[[ "$stderr" == "deter show: logs/$A.dlog:"*"header says"* ]]
 }

@@ -58,25 +58,25 @@ B=106fbda500000006
 @test "deter show --json --stats is a usage error" {
 	run --separate-stderr "$DETER" show --json --stats -d "$DATA" $A
 	assert_status 2
-	[ "${stderr_lines[0]}" = "deter: show: --json and --stats do not go together" ]
+	[ "${stderr_lines[0]}" = "deter show: --json and --stats do not go together" ]
 }
 
 @test "deter show of an ambiguous prefix is an error" {
 	run --separate-stderr "$DETER" show -d "$DATA" 106f
 	assert_status 1
-	[ "$stderr" = "deter: show: 106f: ambiguous id prefix in $DATA (2 matches)" ]
+	[ "$stderr" = "deter show: 106f: ambiguous id prefix in $DATA (2 matches)" ]
 }
 
 @test "deter show of an unknown id says so" {
 	run --separate-stderr "$DETER" show -d "$DATA" ffff
 	assert_status 1
-	[ "$stderr" = "deter: show: ffff: no such connection in $DATA" ]
+	[ "$stderr" = "deter show: ffff: no such connection in $DATA" ]
 }
 
 @test "deter show without a connection is a usage error" {
 	run --separate-stderr "$DETER" show -d "$DATA"
 	assert_status 2
-	[ "${stderr_lines[0]}" = "deter: show: no connection given" ]
+	[ "${stderr_lines[0]}" = "deter show: no connection given" ]
 }
 
 @test "a truncated log is rejected naming file and offset" {
@@ -84,7 +84,7 @@ B=106fbda500000006
 	truncate -s 500 t.dlog
 	run --separate-stderr "$DETER" show t.dlog
 	assert_status 1
-	[ "$stderr" = "deter: show: t.dlog:500: file is 500 bytes, header says 1453" ]
+	[ "$stderr" = "deter show: t.dlog:500: file is 500 bytes, header says 1453" ]
 }
 
 @test "a log of another format version is rejected" {
@@ -92,14 +92,14 @@ B=106fbda500000006
 	printf '\x10' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
 	run --separate-stderr "$DETER" show v.dlog
 	assert_status 1
-	[ "$stderr" = "deter: show: v.dlog:8: log format 16 is not supported (this deter reads format 15)" ]
+	[ "$stderr" = "deter show: v.dlog:8: log format 16 is not supported (this deter reads format 15)" ]
 }
 
 @test "a file that is not a log is rejected" {
 	echo "hello" > n.dlog
 	run --separate-stderr "$DETER" show n.dlog
 	assert_status 1
-	[ "$stderr" = "deter: show: n.dlog:0: not a deter log (bad magic)" ]
+	[ "$stderr" = "deter show: n.dlog:0: not a deter log (bad magic)" ]
 }
 
 @test "a corrupt body is one error line, never a crash" {
@@ -109,7 +109,7 @@ B=106fbda500000006
 		run --separate-stderr "$DETER" show c.dlog
 		[ "$status" -eq 1 ]
 		[ "${#stderr_lines[@]}" -eq 1 ]
-		[[ "$stderr" == "deter: show: c.dlog:"* ]]
+		[[ "$stderr" == "deter show: c.dlog:"* ]]
 	done
 }
 
@@ -119,28 +119,28 @@ B=106fbda500000006
 	echo junk > d/0000000000000001.dlog
 	run --separate-stderr "$DETER" ls -d d
 	assert_status 1
-	[ "$stderr" = "deter: ls: d/0000000000000001.dlog:0: not a deter log (bad magic)" ]
+	[ "$stderr" = "deter ls: d/0000000000000001.dlog:0: not a deter log (bad magic)" ]
 	[ "${#lines[@]}" -eq 3 ]
 }
 
 @test "deter ls of a missing directory fails" {
 	run --separate-stderr "$DETER" ls -d nowhere
 	assert_status 1
-	[ "$stderr" = "deter: ls: nowhere: No such file or directory" ]
+	[ "$stderr" = "deter ls: nowhere: No such file or directory" ]
 }
 
 @test "deter record without deter.ko says how to load it" {
 	[ -e /sys/kernel/debug/deter/control ] && skip "deter.ko is loaded here"
 	run --separate-stderr "$DETER" record -o logs
 	assert_status 1
-	[ "$stderr" = "deter: record: deter.ko is not loaded (/sys/kernel/debug/deter/control missing): insmod deter.ko" ]
+	[ "$stderr" = "deter record: deter.ko is not loaded (/sys/kernel/debug/deter/control missing): insmod deter.ko" ]
 }
 
 @test "deter record rejects a zstd level outside 1-19" {
 	for z in 0 20 x; do
 		run --separate-stderr "$DETER" record --zstd-level $z
 		assert_status 2
-		[ "${stderr_lines[0]}" = "deter: record: --zstd-level: '$z' is not a level from 1 to 19" ]
+		[ "${stderr_lines[0]}" = "deter record: --zstd-level: '$z' is not a level from 1 to 19" ]
 	done
 }
 
@@ -154,12 +154,12 @@ B=106fbda500000006
 	for v in 0 -1 10X 10MB M 1.5G 99999999999999999999; do
 		run --separate-stderr "$DETER" record --max-size "$v"
 		assert_status 2
-		[ "${stderr_lines[0]}" = "deter: record: --max-size: '$v' is not a size (bytes, or a number and K, M, G or T)" ]
+		[ "${stderr_lines[0]}" = "deter record: --max-size: '$v' is not a size (bytes, or a number and K, M, G or T)" ]
 	done
 	for v in 0 1w 2x h 101000d; do
 		run --separate-stderr "$DETER" record --max-age "$v"
 		assert_status 2
-		[ "${stderr_lines[0]}" = "deter: record: --max-age: '$v' is not an age (seconds, or a number and s, m, h or d)" ]
+		[ "${stderr_lines[0]}" = "deter record: --max-age: '$v' is not an age (seconds, or a number and s, m, h or d)" ]
 	done
 }
 
@@ -169,7 +169,7 @@ B=106fbda500000006
 	for a in "--max-size 4096" "--max-size 10m" "-s 1G" "--max-age 90" "-a 2h" "--max-age 7D"; do
 		run --separate-stderr "$DETER" record -o d $a
 		assert_status 1
-		[[ "${stderr_lines[0]}" == "deter: record: deter.ko is not loaded"* ]]
+		[[ "${stderr_lines[0]}" == "deter record: deter.ko is not loaded"* ]]
 	done
 	run "$DETER" record --help
 	assert_status 0
@@ -179,7 +179,7 @@ B=106fbda500000006
 @test "deter record rejects a bad port" {
 	run --separate-stderr "$DETER" record --port 0
 	assert_status 2
-	[ "${stderr_lines[0]}" = "deter: record: --port: '0' is not a port" ]
+	[ "${stderr_lines[0]}" = "deter record: --port: '0' is not a port" ]
 }
 
 @test "deter compact recompresses every log in place: same events, smaller, 0600" {
@@ -210,7 +210,7 @@ B=106fbda500000006
 	run --separate-stderr "$DETER" compact -d d
 	assert_status 1
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ "${stderr_lines[0]}" == "deter: compact: d/c.dlog:body+"[0-9]*": "* ]]
+	[[ "${stderr_lines[0]}" == "deter compact: d/c.dlog:body+"[0-9]*": "* ]]
 	[[ "$output" == "1 log: 1453 B -> "*"; the ones named above left as they were" ]]
 	cmp d/c.dlog c.copy
 	[ "$(ls -a d | grep -c tmp)" -eq 0 ]
@@ -219,7 +219,7 @@ B=106fbda500000006
 @test "deter compact rejects a zstd level outside 1-19" {
 	run --separate-stderr "$DETER" compact --zstd-level 20
 	assert_status 2
-	[ "${stderr_lines[0]}" = "deter: compact: --zstd-level: '20' is not a level from 1 to 19" ]
+	[ "${stderr_lines[0]}" = "deter compact: --zstd-level: '20' is not a level from 1 to 19" ]
 }
 
 @test "deter compact leaves a link alone" {
@@ -228,7 +228,7 @@ B=106fbda500000006
 	ln -s "$A.dlog" d/l.dlog
 	run --separate-stderr "$DETER" compact d/l.dlog
 	assert_status 1
-	[ "$stderr" = "deter: compact: d/l.dlog: not a regular file with one link; left as it is" ]
+	[ "$stderr" = "deter compact: d/l.dlog: not a regular file with one link; left as it is" ]
 	[ -L d/l.dlog ]
 	cmp d/$A.dlog "$DATA/$A.dlog"
 }

@@ -91,7 +91,7 @@ rrc=$?
 CHECK_RC=0
 check_err $wrc "the workload failed"
 check_err $rrc "deter record: $(cat "$TB_TMP/record.err")"
-grep -q "^deter: 32 connections recorded in $LOGS, 0 incomplete" "$TB_TMP/record.err"
+grep -q "^deter record: 32 connections recorded in $LOGS, 0 incomplete" "$TB_TMP/record.err"
 check_err $? "deter record did not write 32 logs: $(cat "$TB_TMP/record.err")"
 log_test $CHECK_RC "record_keep: deter record --max-size $BUDGET wrote the 32 logs of 16 connections"
 
@@ -102,9 +102,9 @@ kept=$(wc -l < "$TB_TMP/ls.json")
 used=$(size_on_disk "$LOGS")
 [ "$used" -le $BUDGET_BYTES ] && [ "$kept" -lt 32 ] && [ "$kept" -gt 4 ]
 check_err $? "$kept logs kept, $used bytes on disk (budget $BUDGET_BYTES): $(ls -ls "$LOGS")"
-line=$(grep "^deter: [0-9]* logs\{0,1\} removed" "$TB_TMP/record.err")
+line=$(grep "^deter record: [0-9]* logs\{0,1\} removed" "$TB_TMP/record.err")
 removed=$((32 - kept))
-[[ "$line" == "deter: $removed logs removed ("*", 0 flagged) by --max-size $BUDGET; $LOGS keeps $kept logs, "*" on disk" ]]
+[[ "$line" == "deter record: $removed logs removed ("*", 0 flagged) by --max-size $BUDGET; $LOGS keeps $kept logs, "*" on disk" ]]
 check_err $? "closing line '$line', expected $removed removed, $kept kept"
 log_test $CHECK_RC "record_keep: $kept logs kept in $used bytes on disk, $removed removed, as deter record says"
 
@@ -185,7 +185,7 @@ port=$(tcpdump -nr "$TB_TMP/syns2.pcap" 2>/dev/null | sed -n "s/.* $A_IP\.\([0-9
 [ "$(wc -l < "$TB_TMP/ls2.json")" -eq 2 ] &&
 	[ "$(client_port < "$TB_TMP/ls2.json" | sort -u)" = "$port" ]
 check_err $? "after --max-age 5, expected the 2 logs of the connection from port $port: $(cat "$TB_TMP/ls2.json")"
-grep -q "^deter: $kept logs removed (.*, $nflagged flagged) by --max-age 5; $LOGS keeps 2 logs, " \
+grep -q "^deter record: $kept logs removed (.*, $nflagged flagged) by --max-age 5; $LOGS keeps 2 logs, " \
 	"$TB_TMP/record2.err"
 check_err $? "closing line: $(cat "$TB_TMP/record2.err")"
 log_test $CHECK_RC "record_keep: --max-age 5 removed the $kept older logs, flagged ones too, and kept the new connection's"

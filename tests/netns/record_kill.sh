@@ -128,7 +128,7 @@ sleep 1
 rc=$?
 wait $rec
 check_err $? "the first deter record failed: $(cat "$TB_TMP/record3.err")"
-[ $rc -eq 1 ] && grep -q "^deter: record: another deter record is running (pid $rec, " \
+[ $rc -eq 1 ] && grep -q "^deter record: another deter record is running (pid $rec, " \
 	"$TB_TMP/record4.err"
 check_err $? "a second deter record exited $rc: $(cat "$TB_TMP/record4.err")"
 log_test $CHECK_RC "record_kill: a second deter record is refused while one runs"

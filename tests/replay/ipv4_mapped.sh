@@ -29,7 +29,7 @@ workload() {
 
 scenario_record ipv4_mapped || exit $RET
 CHECK_RC=0
-grep -q "^deter: 2 IPv6 connections not recorded" "$TB_TMP/record.err"
+grep -q "^deter record: 2 IPv6 connections not recorded" "$TB_TMP/record.err"
 check_err $? "deter record did not say it left the IPv6 connection out: $(cat "$TB_TMP/record.err")"
 n=$(grep -c '"id"' "$TB_TMP/ls.json")
 [ "$n" -eq 2 ] && ! grep -q -e '0\.0\.0\.0' -e '127\.' "$TB_TMP/ls.json"

@@ -155,7 +155,7 @@ settings_replay() {
 }
 
 scenario_record settings_change || exit $ksft_fail
-grep -q "^deter: 4 logs say a setting TCP reads changed during the connection" "$TB_TMP/record.err"
+grep -q "^deter record: 4 logs say a setting TCP reads changed during the connection" "$TB_TMP/record.err"
 log_test $? "settings_change: deter record says 4 logs' settings changed ($(grep -c settings-changed "$TB_TMP/ls.json") in deter ls)"
 settings_check 1 "" 0 0	# vegas: neither end's
 settings_check 2 'net.ipv4.tcp_wmem\[2\] 65536 -> 4194304' 1 0

@@ -5,19 +5,36 @@
  *   deter [--help | --version] COMMAND [ARGS]
  *
  * Dispatches to one subcommand per job: record (arm deter.ko and write
- * per-connection logs), ls and show (find and read them), replay
- * (re-execute one connection on a two-host testbed). Each subcommand owns
- * its options and --help. Exit status: 0 ok, 1 failure, 2 usage.
+ * per-connection logs), ls and show (find and read them), compact and
+ * index (rewrite a log directory), replay (re-execute one connection on
+ * a two-host testbed). Each subcommand owns
+ * its options and --help; all of them print through deter_err.c, which
+ * this names the running one for ("deter show: t.dlog:500: ...").
+ * Exit status: 0 ok, 1 failure, 2 usage.
+ *
+ *   main(): COMMAND -> deter_cmds[] -> deter_err_cmd_set(COMMAND)
+ *        |
+ *        +--> recorder/rec_record.c   record
+ *        +--> recorder/rec_ls.c       ls
+ *        +--> recorder/rec_show.c     show
+ *        +--> recorder/rec_compact.c  compact, index
+ *        +--> replay/replay_main.c    replay
+ *
+ * Below those: the log library (rec_log.c, rec_index.c) both sides read
+ * and write logs with; deter_err.c under everything.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
 #include "deter_abi.h"
+#include "deter_err.h"
+#include "rec_compact.h"
 #include "rec_log.h"
-#include "rec_main.h"
+#include "rec_ls.h"
+#include "rec_record.h"
+#include "rec_show.h"
 #include "replay_main.h"
 
 #ifndef DETER_VERSION
@@ -33,19 +50,11 @@ struct deter_cmd {
 
 static const char *prog = "deter";
 
-static void deter_usage(FILE *f);
-
-static void __attribute__((format(printf, 1, 2))) deter_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	exit(2);
-}
+/* The options of version and help: --help alone. */
+static const struct option deter_help_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static void deter_version(void)
 {
@@ -60,12 +69,16 @@ static void deter_usage_version(FILE *f)
 
 static int deter_cmd_version(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	int c;
+
+	while ((c = deter_getopt(argc, argv, "h", deter_help_opts)) != -1) {
+		if (c != 'h')
+			return 2;
 		deter_usage_version(stdout);
 		return 0;
 	}
-	if (argc > 1)
-		deter_usage_error("version: unexpected argument '%s'", argv[1]);
+	if (optind != argc)
+		return deter_usage_fail("unexpected argument '%s'", argv[optind]);
 	deter_version();
 	return 0;
 }
@@ -120,16 +133,23 @@ static void deter_usage_help(FILE *f)
 static int deter_cmd_help(int argc, char **argv)
 {
 	const struct deter_cmd *cmd;
+	int c;
 
-	if (argc < 2) {
+	while ((c = deter_getopt(argc, argv, "h", deter_help_opts)) != -1) {
+		if (c != 'h')
+			return 2;
+		deter_usage_help(stdout);
+		return 0;
+	}
+	if (optind == argc) {
 		deter_usage(stdout);
 		return 0;
 	}
-	if (argc > 2)
-		deter_usage_error("help: unexpected argument '%s'", argv[2]);
-	cmd = deter_cmd_find(argv[1]);
+	if (argc - optind > 1)
+		return deter_usage_fail("unexpected argument '%s'", argv[optind + 1]);
+	cmd = deter_cmd_find(argv[optind]);
 	if (!cmd)
-		deter_usage_error("help: unknown command '%s'", argv[1]);
+		return deter_usage_fail("unknown command '%s'", argv[optind]);
 	cmd->usage(stdout);
 	return 0;
 }
@@ -139,7 +159,7 @@ int main(int argc, char **argv)
 	const struct deter_cmd *cmd;
 
 	if (argc < 2)
-		deter_usage_error("no command given");
+		return deter_usage_fail("no command given");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		deter_usage(stdout);
 		return 0;
@@ -149,9 +169,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argv[1][0] == '-')
-		deter_usage_error("unknown option '%s'", argv[1]);
+		return deter_usage_fail("unknown option '%s'", argv[1]);
 	cmd = deter_cmd_find(argv[1]);
 	if (!cmd)
-		deter_usage_error("unknown command '%s'", argv[1]);
+		return deter_usage_fail("unknown command '%s'", argv[1]);
+	deter_err_cmd_set(cmd->name);
 	return cmd->run(argc - 1, argv + 1);
 }
