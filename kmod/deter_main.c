@@ -23,24 +23,11 @@
 
 #include "../include/deter_abi.h"
 #include "deter_conn.h"
+#include "deter_debug.h"
 #include "deter_rec.h"
 #include "deter_replay.h"
 
 static struct dentry *deter_debugfs_dir;
-
-/* debug_clock=1: a write-timer turn, and whether its handler will find it due. */
-static void deter_debug_timer(struct sock *sk, enum deter_site site,
-			      bool replay, bool run)
-{
-	const struct inet_connection_sock *icsk = inet_csk(sk);
-
-	if (site != DETER_SITE_LOCK_WRITE_TIMER)
-		return;
-	pr_info("%s timer port %u run %d pending %u due %ld owned %d state %u cpu %d\n",
-		replay ? "rpl" : "rec", sk->sk_num, run, icsk->icsk_pending,
-		(long)(icsk->icsk_timeout - jiffies), sock_owned_by_user(sk),
-		sk->sk_state, smp_processor_id());
-}
 
 /*
  * Each hook goes to replay when the socket is being replayed, else to

@@ -52,6 +52,7 @@
 
 #include "../include/deter_abi.h"
 #include "deter_conn.h"
+#include "deter_debug.h"
 #include "deter_ipid.h"
 #include "deter_rec.h"
 #include "deter_replay.h"

@@ -37,10 +37,6 @@ static inline bool deter_replay_active(void)
 bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run);
 void deter_replay_sk_lock_wait(struct sock *sk);
 
-extern bool deter_debug_clock;
-void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq,
-			    unsigned long jif);
-void deter_debug_state(const char *what, const struct sock *sk, u32 seq);
 bool deter_replay_sk_backlog_check(struct sock *sk, bool release);
 bool deter_replay_page_frag_refill(struct sock *sk, struct page_frag *pfrag,
 				   bool *ok);
