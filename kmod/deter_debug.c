@@ -17,6 +17,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include "deter_debug.h"
+
 #include <linux/module.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
@@ -24,8 +26,6 @@
 #include <net/inet_connection_sock.h>
 #include <net/sock.h>
 #include <net/tcp.h>
-
-#include "deter_debug.h"
 
 bool deter_debug_clock;
 module_param_named(debug_clock, deter_debug_clock, bool, 0644);

@@ -19,15 +19,78 @@
 
 #include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/tracepoint.h>
 #include <net/deter.h>
 
 #include "../include/deter_abi.h"
 #include "deter_conn.h"
+#include "deter_ctl.h"
 #include "deter_debug.h"
-#include "deter_rec.h"
+#include "deter_rec_ctl.h"
+#include "deter_rec_hook.h"
+#include "deter_rec_value.h"
 #include "deter_replay.h"
 
 static struct dentry *deter_debugfs_dir;
+static struct tracepoint *deter_tp_state;	/* inet_sock_set_state */
+
+/*
+ * A socket's lifetime: deter_conn.c tracks it; recording and replay
+ * look at a passive end's creation after it is tracked and have their
+ * last word on a socket before it is let go.
+ */
+static void deter_op_sk_init(struct sock *sk)
+{
+	if (deter_conn_sk_init(sk))
+		deter_rec_lost(sk, DETER_REC_LOST_NOMEM);
+}
+
+static void deter_op_sk_clone(struct sock *newsk, const struct sock *parent,
+			      const struct sk_buff *skb)
+{
+	struct deter_sock *ds;
+
+	if (deter_conn_sk_clone(newsk))
+		deter_rec_lost(newsk, DETER_REC_LOST_NOMEM);
+	deter_rec_clone(newsk, skb);
+	ds = deter_conn_get(newsk);
+	if (ds)
+		deter_replay_clone(ds, newsk, skb);
+}
+
+static void deter_op_sk_destroy(struct sock *sk)
+{
+	struct deter_sock *ds = deter_conn_get(sk);
+
+	if (ds) {
+		deter_replay_close(ds, sk);
+		deter_rec_close(ds, sk);
+	}
+	deter_conn_sk_destroy(sk);
+}
+
+/*
+ * inet_sock_set_state: a replayed socket's handshake is checked against
+ * its log; recording selects active connections and opens their logs.
+ */
+static void deter_op_state(void *data, const struct sock *csk, int oldstate,
+			   int newstate)
+{
+	struct sock *sk = (struct sock *)csk;
+	struct deter_sock *ds = deter_conn_get(sk);
+
+	if (!ds)
+		return;
+	if (newstate == TCP_ESTABLISHED && deter_replay_active())
+		deter_replay_established(sk);
+	deter_rec_state(ds, sk, oldstate, newstate);
+}
+
+static void deter_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "inet_sock_set_state"))
+		deter_tp_state = tp;
+}
 
 /*
  * Each hook goes to replay when the socket is being replayed, else to
@@ -199,9 +262,9 @@ static unsigned long deter_op_jiffies(void)
 }
 
 static const struct deter_ops deter_tcp_ops = {
-	.sk_init	= deter_conn_sk_init,
-	.sk_clone	= deter_conn_sk_clone,
-	.sk_destroy	= deter_conn_sk_destroy,
+	.sk_init	= deter_op_sk_init,
+	.sk_clone	= deter_op_sk_clone,
+	.sk_destroy	= deter_op_sk_destroy,
 	.sk_lock	= deter_op_lock,
 	.sk_lock_wait	= deter_replay_sk_lock_wait,
 	.sk_release	= deter_op_release,
@@ -221,24 +284,35 @@ static int __init deter_init(void)
 {
 	int err;
 
+	for_each_kernel_tracepoint(deter_find_tp, NULL);
+	if (!deter_tp_state) {
+		pr_err("tracepoint inet_sock_set_state not found\n");
+		return -ENOENT;
+	}
 	deter_conn_init();
 	deter_debugfs_dir = debugfs_create_dir("deter", NULL);
-	deter_conn_debugfs_init(deter_debugfs_dir);
-	err = deter_rec_init(deter_debugfs_dir);
+	err = deter_rec_init();
 	if (err)
 		goto err_debugfs;
 	err = deter_replay_init(deter_debugfs_dir);
 	if (err)
 		goto err_rec;
+	deter_ctl_init(deter_debugfs_dir);
+	err = tracepoint_probe_register(deter_tp_state, deter_op_state, NULL);
+	if (err)
+		goto err_replay;
 
 	err = deter_register_ops(&deter_tcp_ops);
 	if (err) {
 		pr_err("cannot register TCP hooks: %d\n", err);
-		goto err_replay;
+		goto err_state;
 	}
 	pr_info("loaded, format version %d\n", DETER_ABI_VERSION);
 	return 0;
 
+err_state:
+	tracepoint_probe_unregister(deter_tp_state, deter_op_state, NULL);
+	tracepoint_synchronize_unregister();
 err_replay:
 	deter_replay_exit();
 err_rec:
@@ -252,6 +326,8 @@ static void __exit deter_exit(void)
 {
 	/* Hooks, then probes, then the state they used. */
 	deter_unregister_ops(&deter_tcp_ops);
+	tracepoint_probe_unregister(deter_tp_state, deter_op_state, NULL);
+	tracepoint_synchronize_unregister();
 	deter_replay_exit();
 	deter_rec_exit();
 	deter_conn_exit();
