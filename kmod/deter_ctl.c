@@ -40,7 +40,7 @@
 #include "deter_rec_ctl.h"
 #include "deter_rec_emit.h"
 #include "deter_rec_settings.h"
-#include "deter_replay.h"
+#include "deter_replay_ctl.h"
 
 static DEFINE_MUTEX(deter_ctl_mutex);	/* serialises control writes */
 

@@ -2,18 +2,34 @@
 /*
  * deter.ko: deterministic TCP record and replay.
  *
- * This file only registers deter with the TCP stack and tears it down;
- * each subsystem lives in its own file:
+ * This file registers deter with the TCP stack, tears it down, and
+ * dispatches each hook to replay or recording; each subsystem lives in
+ * files of its own, and the includes run one way, down:
  *
- *   deter_conn.c     per-socket state, its lifetime and counters
- *   deter_rec.c      recording: hooks and probes to trace events
- *   deter_replay.c   replay: sequencer, handler caller, value reader
- *   deter_sample.c   rate-based send-time sampling (DETER Algorithm 1)
- *   deter_ipid.c     IP ID arithmetic for drop/reorder detection
+ *   deter_main.c, deter_ctl.c (deter/control, deter/stats)
+ *     |
+ *     +-- recording: deter_rec_hook.c     hooks and the transmit probe
+ *     |              deter_rec_value.c    values TCP reads
+ *     |              deter_rec_settings.c configuration, checkpoints
+ *     |              deter_rec_emit.c     batches and trace events
+ *     |              deter_rec_ctl.c      switch and counters
+ *     |
+ *     +-- replay:    deter_replay_hook.c   hooks: turns, arrivals, calls
+ *     |              deter_replay_value.c  values from the log
+ *     |              deter_replay_ctl.c    scripts: load, arm, stop
+ *     |              deter_replay_caller.c the handler caller
+ *     |              deter_replay_ctx.c    which script a context serves
+ *     |              deter_replay_seq.c    the sequencer's pure logic
+ *     |
+ *     +-- deter_conn.c    per-socket state, its lifetime and counters
+ *         deter_debug.c   debug_clock output
+ *         deter_sample.c  rate-based send-time sampling (Algorithm 1)
+ *         deter_ipid.c    IP ID arithmetic for drop/reorder detection
  *
  * Loading the module publishes deter_tcp_ops through the hooks added by
- * patches/ (CONFIG_TCP_DETER), which flips their static key; unloading
- * withdraws the table and waits for hooks in flight.
+ * patches/ (CONFIG_TCP_DETER), which flips their static key, and attaches
+ * a probe to inet_sock_set_state; unloading withdraws both and waits for
+ * hooks in flight.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,7 +45,9 @@
 #include "deter_rec_ctl.h"
 #include "deter_rec_hook.h"
 #include "deter_rec_value.h"
-#include "deter_replay.h"
+#include "deter_replay_ctl.h"
+#include "deter_replay_hook.h"
+#include "deter_replay_value.h"
 
 static struct dentry *deter_debugfs_dir;
 static struct tracepoint *deter_tp_state;	/* inet_sock_set_state */

@@ -21,7 +21,7 @@
  *
  *       compared at checkpoints, at most every DETER_REC_SETTINGS_EVERY,
  *       and at close (deter_rec_settings_check()). A change logs VALUE
- *       MISSING SETTINGS (the log no longer says where TCP first read
+ *       MISSING SETTINGS (the log does not say where TCP first read
  *       the new value) and every setting again, for the reader to name it.
  *
  * A checkpoint (a STATE record of the socket's counters, which replay

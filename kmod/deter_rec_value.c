@@ -280,9 +280,9 @@ static bool deter_rec_syn_fastopen(const struct sock *sk, const struct sk_buff *
  *
  * A recorded socket's TCP clock is rounded down to a microsecond: TCP
  * keeps its timestamps in microseconds (tcp_mstamp, RTT samples, RACK,
- * TSval); the nanoseconds below only ever made a paced packet's departure
- * time up to 1 us later, and in the log they were ten bits of noise per
- * read, half of what the clock cost.
+ * TSval); the nanoseconds below only make a paced packet's departure
+ * time up to 1 us later, and in the log they would be ten bits of noise
+ * per read, half of what the clock costs.
  *
  * Return: the value TCP is to use.
  */
