@@ -223,6 +223,7 @@ void deter_rpl_jiffies_to(struct deter_rpl *rpl, u32 i)
 		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)
 			rpl->jiffies += e->a;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_jiffies_to);
 
 /*
  * Move rpl->ctx from @i to the next context event and, when @taken is
@@ -241,6 +242,7 @@ void deter_rpl_ctx_skip(struct deter_rpl *rpl, u32 i,
 	}
 	rpl->ctx = i;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_ctx_skip);
 
 /*
  * The context event at rpl->ctx was taken: move to the next one (the
@@ -258,6 +260,7 @@ void deter_rpl_ctx_advance(struct deter_rpl *rpl)
 		rpl->ctx_seq = taken->seq;
 	deter_rpl_ctx_skip(rpl, rpl->ctx + 1, taken);
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_ctx_advance);
 
 /* The next VALUE @what at or after *cursor (but signals). Under rpl->lock. */
 const struct deter_replay_ev *deter_rpl_next_value(struct deter_rpl *rpl,
@@ -276,6 +279,7 @@ const struct deter_replay_ev *deter_rpl_next_value(struct deter_rpl *rpl,
 	*cursor = i;
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_next_value);
 
 static void deter_rpl_rare_init(struct deter_rpl *rpl,
 				struct deter_rpl_rare *r, u16 what)
@@ -338,6 +342,7 @@ bool deter_rpl_is_deferred(const struct deter_replay_ev *e)
 	       (e->a & DETER_LOCK_F_DEFERRED) &&
 	       deter_rpl_deferred_bit(e->sub) >= 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_is_deferred);
 
 /*
  * The backlog batch the log has next in this ownership, if only owned
@@ -360,6 +365,7 @@ const struct deter_replay_ev *deter_rpl_next_batch(struct deter_rpl *rpl)
 	}
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_next_batch);
 
 /*
  * Does the owner take its next batch at the check it is at? The log
@@ -373,6 +379,7 @@ bool deter_rpl_batch_due(struct deter_rpl *rpl)
 	return rpl->state == DETER_RPL_RUNNING && b &&
 	       b->a == rpl->ds->bl_checks;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_batch_due);
 
 /* The held segment RX event @e logs, if it is here. Under rpl->lock. */
 struct sk_buff *deter_rpl_held_find(struct deter_rpl *rpl,
@@ -410,3 +417,4 @@ bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn, bool ctl,
 		return ctl;
 	return syn || e->a == idx;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_rx_match);
