@@ -6,16 +6,17 @@
  * (sk_init), creation of an accepted child by the handshake (sk_clone)
  * and destruction (sk_destroy). deter attaches a struct deter_sock at
  * creation, keeps it on a list holding a reference to the socket, and
- * detaches it at destruction, after the recorder's last word on it:
+ * detaches it at destruction, after recording and replay had their last
+ * word on it (deter_main.c calls them first):
  *
  *   sk_init/sk_clone --> alloc (GFP_ATOMIC), sock_hold, list_add
- *   sk_destroy       --> deter_rec_close(), list_del, sock_put, kfree_rcu
+ *   sk_destroy       --> list_del, sock_put, kfree_rcu
  *   module unload    --> the same for every socket still listed
  *
  * The reference only delays freeing the struct sock until deter lets go;
  * it never keeps a connection alive. An allocation failure leaves the
- * socket unrecorded and says so (deter_lost, counted in stats): never a
- * connection recorded in part without notice.
+ * socket untracked, counted in stats; the caller tells the recorder
+ * (deter_lost): never a connection recorded in part without notice.
  *
  *   created + cloned - destroyed - detached == sockets listed
  *
@@ -25,10 +26,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include "deter_conn.h"
+
 #include <kunit/visibility.h>
 #include <linux/atomic.h>
 #include <linux/bvec.h>
-#include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
 #include <linux/net_tstamp.h>
@@ -40,10 +42,6 @@
 #include <net/deter.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
-
-#include "deter_conn.h"
-#include "deter_rec.h"
-#include "deter_replay.h"
 
 /* Buckets of the 4-tuple hash: recorded connections are few per host. */
 #define DETER_CONN_HASH_BITS 10
@@ -127,14 +125,13 @@ static void deter_conn_unhash(struct deter_sock *ds)
 	}
 }
 
-static void deter_conn_attach(struct sock *sk)
+static int deter_conn_attach(struct sock *sk)
 {
 	struct deter_sock *ds = kzalloc(sizeof(*ds), GFP_ATOMIC);
 
 	if (!ds) {
 		atomic64_inc(&deter_conn_nomem);
-		deter_rec_lost(sk, DETER_REC_LOST_NOMEM);
-		return;
+		return -ENOMEM;
 	}
 	ds->sk = sk;
 	ds->conn = atomic64_inc_return(&deter_conn_next_id);
@@ -147,6 +144,7 @@ static void deter_conn_attach(struct sock *sk)
 	list_add(&ds->node, &deter_conn_list);
 	spin_unlock_bh(&deter_conn_lock);
 	WRITE_ONCE(tcp_sk(sk)->deter, ds);
+	return 0;
 }
 
 static void deter_conn_detach(struct deter_sock *ds)
@@ -158,22 +156,34 @@ static void deter_conn_detach(struct deter_sock *ds)
 	kfree_rcu(ds, rcu);
 }
 
-void deter_conn_sk_init(struct sock *sk)
+/**
+ * deter_conn_sk_init() - socket(2) created a TCP socket: track it
+ * @sk: the socket
+ *
+ * Return: 0, or -ENOMEM when it is left untracked.
+ */
+int deter_conn_sk_init(struct sock *sk)
 {
 	atomic64_inc(&deter_conn_created);
-	deter_conn_attach(sk);
+	return deter_conn_attach(sk);
 }
 
-void deter_conn_sk_clone(struct sock *newsk, const struct sock *parent,
-			 const struct sk_buff *skb)
+/**
+ * deter_conn_sk_clone() - a handshake created a passive end: track it
+ * @newsk: the child socket
+ *
+ * Return: 0, or -ENOMEM when it is left untracked.
+ */
+int deter_conn_sk_clone(struct sock *newsk)
 {
 	atomic64_inc(&deter_conn_cloned);
-	deter_conn_attach(newsk);
-	deter_rec_clone(newsk, skb);
-	if (deter_conn_get(newsk))
-		deter_replay_clone(deter_conn_get(newsk), newsk, skb);
+	return deter_conn_attach(newsk);
 }
 
+/**
+ * deter_conn_sk_destroy() - let go of a socket being destroyed
+ * @sk: the socket
+ */
 void deter_conn_sk_destroy(struct sock *sk)
 {
 	struct deter_sock *ds = deter_conn_get(sk);
@@ -181,8 +191,6 @@ void deter_conn_sk_destroy(struct sock *sk)
 	atomic64_inc(&deter_conn_destroyed);
 	if (!ds)
 		return;
-	deter_replay_close(ds, sk);
-	deter_rec_close(ds, sk);
 	spin_lock_bh(&deter_conn_lock);
 	list_del(&ds->node);
 	deter_conn_unhash(ds);
@@ -417,7 +425,11 @@ void deter_conn_exit(void)
 	rcu_barrier();
 }
 
-static int deter_conn_stats_show(struct seq_file *m, void *v)
+/**
+ * deter_conn_stats_show() - the socket counters, as deter/stats shows them
+ * @m: the file
+ */
+void deter_conn_stats_show(struct seq_file *m)
 {
 	seq_printf(m, "sockets_created %lld\n",
 		   (long long)atomic64_read(&deter_conn_created));
@@ -427,18 +439,6 @@ static int deter_conn_stats_show(struct seq_file *m, void *v)
 		   (long long)atomic64_read(&deter_conn_destroyed));
 	seq_printf(m, "sockets_untracked_nomem %lld\n",
 		   (long long)atomic64_read(&deter_conn_nomem));
-	deter_rec_stats_show(m);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(deter_conn_stats);
-
-/**
- * deter_conn_debugfs_init() - create deter/stats
- * @dir: deter's debugfs directory
- */
-void deter_conn_debugfs_init(struct dentry *dir)
-{
-	debugfs_create_file("stats", 0400, dir, NULL, &deter_conn_stats_fops);
 }
 
 /**

@@ -27,8 +27,8 @@
 #include "deter_sample.h"
 
 struct deter_rpl;
-struct dentry;
 struct net;
+struct seq_file;
 struct sk_buff;
 struct sock;
 
@@ -191,9 +191,8 @@ struct deter_sock {
 	struct rcu_head rcu;
 };
 
-void deter_conn_sk_init(struct sock *sk);
-void deter_conn_sk_clone(struct sock *newsk, const struct sock *parent,
-			 const struct sk_buff *skb);
+int deter_conn_sk_init(struct sock *sk);
+int deter_conn_sk_clone(struct sock *newsk);
 void deter_conn_sk_destroy(struct sock *sk);
 
 static inline bool deter_conn_is_tcp(const struct sock *sk)
@@ -250,6 +249,6 @@ void deter_conn_for_each(void (*fn)(struct deter_sock *ds));
 void deter_conn_init(void);
 void deter_conn_exit(void);
 
-void deter_conn_debugfs_init(struct dentry *dir);
+void deter_conn_stats_show(struct seq_file *m);
 
 #endif /* _DETER_CONN_H */

@@ -2,44 +2,112 @@
 /*
  * deter.ko: deterministic TCP record and replay.
  *
- * This file only registers deter with the TCP stack and tears it down;
- * each subsystem lives in its own file:
+ * This file registers deter with the TCP stack, tears it down, and
+ * dispatches each hook to replay or recording; each subsystem lives in
+ * files of its own, and the includes run one way, down:
  *
- *   deter_conn.c     per-socket state, its lifetime and counters
- *   deter_rec.c      recording: hooks and probes to trace events
- *   deter_replay.c   replay: sequencer, handler caller, value reader
- *   deter_sample.c   rate-based send-time sampling (DETER Algorithm 1)
- *   deter_ipid.c     IP ID arithmetic for drop/reorder detection
+ *   deter_main.c, deter_ctl.c (deter/control, deter/stats)
+ *     |
+ *     +-- recording: deter_rec_hook.c     hooks and the transmit probe
+ *     |              deter_rec_value.c    values TCP reads
+ *     |              deter_rec_settings.c configuration, checkpoints
+ *     |              deter_rec_emit.c     batches and trace events
+ *     |              deter_rec_ctl.c      switch and counters
+ *     |
+ *     +-- replay:    deter_replay_hook.c   hooks: turns, arrivals, calls
+ *     |              deter_replay_value.c  values from the log
+ *     |              deter_replay_ctl.c    scripts: load, arm, stop
+ *     |              deter_replay_caller.c the handler caller
+ *     |              deter_replay_ctx.c    which script a context serves
+ *     |              deter_replay_seq.c    the sequencer's pure logic
+ *     |
+ *     +-- deter_conn.c    per-socket state, its lifetime and counters
+ *         deter_debug.c   debug_clock output
+ *         deter_sample.c  rate-based send-time sampling (Algorithm 1)
+ *         deter_ipid.c    IP ID arithmetic for drop/reorder detection
  *
  * Loading the module publishes deter_tcp_ops through the hooks added by
- * patches/ (CONFIG_TCP_DETER), which flips their static key; unloading
- * withdraws the table and waits for hooks in flight.
+ * patches/ (CONFIG_TCP_DETER), which flips their static key, and attaches
+ * a probe to inet_sock_set_state; unloading withdraws both and waits for
+ * hooks in flight.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/tracepoint.h>
 #include <net/deter.h>
 
 #include "../include/deter_abi.h"
 #include "deter_conn.h"
-#include "deter_rec.h"
-#include "deter_replay.h"
+#include "deter_ctl.h"
+#include "deter_debug.h"
+#include "deter_rec_ctl.h"
+#include "deter_rec_hook.h"
+#include "deter_rec_value.h"
+#include "deter_replay_ctl.h"
+#include "deter_replay_hook.h"
+#include "deter_replay_value.h"
 
 static struct dentry *deter_debugfs_dir;
+static struct tracepoint *deter_tp_state;	/* inet_sock_set_state */
 
-/* debug_clock=1: a write-timer turn, and whether its handler will find it due. */
-static void deter_debug_timer(struct sock *sk, enum deter_site site,
-			      bool replay, bool run)
+/*
+ * A socket's lifetime: deter_conn.c tracks it; recording and replay
+ * look at a passive end's creation after it is tracked and have their
+ * last word on a socket before it is let go.
+ */
+static void deter_op_sk_init(struct sock *sk)
 {
-	const struct inet_connection_sock *icsk = inet_csk(sk);
+	if (deter_conn_sk_init(sk))
+		deter_rec_lost(sk, DETER_REC_LOST_NOMEM);
+}
 
-	if (site != DETER_SITE_LOCK_WRITE_TIMER)
+static void deter_op_sk_clone(struct sock *newsk, const struct sock *parent,
+			      const struct sk_buff *skb)
+{
+	struct deter_sock *ds;
+
+	if (deter_conn_sk_clone(newsk))
+		deter_rec_lost(newsk, DETER_REC_LOST_NOMEM);
+	deter_rec_clone(newsk, skb);
+	ds = deter_conn_get(newsk);
+	if (ds)
+		deter_replay_clone(ds, newsk, skb);
+}
+
+static void deter_op_sk_destroy(struct sock *sk)
+{
+	struct deter_sock *ds = deter_conn_get(sk);
+
+	if (ds) {
+		deter_replay_close(ds, sk);
+		deter_rec_close(ds, sk);
+	}
+	deter_conn_sk_destroy(sk);
+}
+
+/*
+ * inet_sock_set_state: a replayed socket's handshake is checked against
+ * its log; recording selects active connections and opens their logs.
+ */
+static void deter_op_state(void *data, const struct sock *csk, int oldstate,
+			   int newstate)
+{
+	struct sock *sk = (struct sock *)csk;
+	struct deter_sock *ds = deter_conn_get(sk);
+
+	if (!ds)
 		return;
-	pr_info("%s timer port %u run %d pending %u due %ld owned %d state %u cpu %d\n",
-		replay ? "rpl" : "rec", sk->sk_num, run, icsk->icsk_pending,
-		(long)(icsk->icsk_timeout - jiffies), sock_owned_by_user(sk),
-		sk->sk_state, smp_processor_id());
+	if (newstate == TCP_ESTABLISHED && deter_replay_active())
+		deter_replay_established(sk);
+	deter_rec_state(ds, sk, oldstate, newstate);
+}
+
+static void deter_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "inet_sock_set_state"))
+		deter_tp_state = tp;
 }
 
 /*
@@ -212,9 +280,9 @@ static unsigned long deter_op_jiffies(void)
 }
 
 static const struct deter_ops deter_tcp_ops = {
-	.sk_init	= deter_conn_sk_init,
-	.sk_clone	= deter_conn_sk_clone,
-	.sk_destroy	= deter_conn_sk_destroy,
+	.sk_init	= deter_op_sk_init,
+	.sk_clone	= deter_op_sk_clone,
+	.sk_destroy	= deter_op_sk_destroy,
 	.sk_lock	= deter_op_lock,
 	.sk_lock_wait	= deter_replay_sk_lock_wait,
 	.sk_release	= deter_op_release,
@@ -234,24 +302,35 @@ static int __init deter_init(void)
 {
 	int err;
 
+	for_each_kernel_tracepoint(deter_find_tp, NULL);
+	if (!deter_tp_state) {
+		pr_err("tracepoint inet_sock_set_state not found\n");
+		return -ENOENT;
+	}
 	deter_conn_init();
 	deter_debugfs_dir = debugfs_create_dir("deter", NULL);
-	deter_conn_debugfs_init(deter_debugfs_dir);
-	err = deter_rec_init(deter_debugfs_dir);
+	err = deter_rec_init();
 	if (err)
 		goto err_debugfs;
 	err = deter_replay_init(deter_debugfs_dir);
 	if (err)
 		goto err_rec;
+	deter_ctl_init(deter_debugfs_dir);
+	err = tracepoint_probe_register(deter_tp_state, deter_op_state, NULL);
+	if (err)
+		goto err_replay;
 
 	err = deter_register_ops(&deter_tcp_ops);
 	if (err) {
 		pr_err("cannot register TCP hooks: %d\n", err);
-		goto err_replay;
+		goto err_state;
 	}
 	pr_info("loaded, format version %d\n", DETER_ABI_VERSION);
 	return 0;
 
+err_state:
+	tracepoint_probe_unregister(deter_tp_state, deter_op_state, NULL);
+	tracepoint_synchronize_unregister();
 err_replay:
 	deter_replay_exit();
 err_rec:
@@ -265,6 +344,8 @@ static void __exit deter_exit(void)
 {
 	/* Hooks, then probes, then the state they used. */
 	deter_unregister_ops(&deter_tcp_ops);
+	tracepoint_probe_unregister(deter_tp_state, deter_op_state, NULL);
+	tracepoint_synchronize_unregister();
 	deter_replay_exit();
 	deter_rec_exit();
 	deter_conn_exit();

@@ -12,7 +12,8 @@
 #include <net/ip.h>
 #include <net/tcp.h>
 
-#include "deter_rec.h"
+#include "deter_rec_hook.h"
+#include "deter_rec_value.h"
 
 /* @got is @want, unless the hold ran out since @want was set. */
 static bool deter_rec_jif_held(unsigned long got, unsigned long want)
