@@ -7,9 +7,9 @@
  * Dispatches to one subcommand per job: record (arm deter.ko and write
  * per-connection logs), ls and show (find and read them), compact and
  * index (rewrite a log directory), replay (re-execute one connection on
- * a two-host testbed). Each subcommand owns
- * its options and --help; all of them print through deter_err.c, which
- * this names the running one for ("deter show: t.dlog:500: ...").
+ * a two-host testbed). Each subcommand owns its options and --help; all
+ * of them print through log/deter_err.c, which this names the running
+ * one for ("deter show: t.dlog:500: ...").
  * Exit status: 0 ok, 1 failure, 2 usage.
  *
  *   main(): COMMAND -> deter_cmds[] -> deter_err_cmd_set(COMMAND)
@@ -20,8 +20,9 @@
  *        +--> recorder/rec_compact.c  compact, index
  *        +--> replay/replay_main.c    replay
  *
- * Below those: the log library (rec_log.c, rec_index.c) both sides read
- * and write logs with; deter_err.c under everything.
+ * Below those: the library in log/ (rec_log.h: the log format and the
+ * directory's index; deter_err.h: messages and option parsing), which
+ * both sides use and which includes neither.
  */
 #include <stdio.h>
 #include <stdlib.h>
