@@ -50,7 +50,7 @@ REPLAY_CMD_OBJS := $(B)/replay/replay_main.o $(B)/replay/replay_run.o \
 		   $(B)/replay/replay_vm.o
 DETER_OBJS := $(B)/cli/deter_main.o $(ERR_OBJS) $(REC_OBJS) $(REC_CMD_OBJS) \
 	      $(REPLAY_CMD_OBJS) $(REPLAY_OBJS)
-UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test \
+UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test $(B)/tests/unit/rec_write_test $(B)/tests/unit/rec_names_test \
 	      $(B)/tests/unit/replay_script_test $(B)/tests/unit/rec_keep_test
 TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
 

@@ -26,7 +26,7 @@ enum {
  * Events per deter_ev trace record, at most: deter.ko batches a
  * connection's events, the recorder reads the arrays. The tracepoint,
  * the ring buffer and the reader cost per record: 16 (a 524-byte record,
- * seven to a 4 KiB sub-buffer) makes a quarter as many records as 4 did.
+ * seven to a 4 KiB sub-buffer) makes a quarter as many records as 4 would.
  * A plain number: the trace event's format file spells it out.
  */
 #define DETER_EV_BATCH	16
@@ -65,7 +65,7 @@ enum {
 #define DETER_MSG_SPLICE_PAGES	0x8000000
 
 /*
- * The pages a spliced send handed TCP (format 12), b of its CALL_DONE.
+ * The pages a spliced send handed TCP, b of its CALL_DONE.
  * TCP takes them into its segments as they are, a fragment per page
  * (skb_splice_from_iter()), and merges a page's bytes with the previous
  * fragment's when they follow on in the same page, so where the bytes
@@ -91,7 +91,7 @@ enum {
 
 /*
  * What else a send asked of TCP that puts messages on the socket's error
- * queue (format 13), more bits of b of its CALL_DONE, beside the pages:
+ * queue, more bits of b of its CALL_DONE, beside the pages:
  *   ZEROCOPY  MSG_ZEROCOPY on a socket with SO_ZEROCOPY (or a kernel
  *             caller's own completion): TCP pins the sender's pages, a
  *             fragment per page, and queues a completion once the last
@@ -110,8 +110,7 @@ enum {
 #define DETER_SEND_ERRQ		(DETER_SEND_ZEROCOPY | DETER_SEND_TXSTAMP)
 
 /*
- * The flags of a splice read's CALL (format 14; older logs have the
- * splice flags only):
+ * The flags of a splice read's CALL:
  *   FLAGS     the splice flags (SPLICE_F_*)
  *   NONBLOCK  the socket's file was O_NONBLOCK: splice() reads so, and
  *             waits as SO_RCVTIMEO says otherwise (recvmsg() has
@@ -152,8 +151,7 @@ enum deter_lock {
 	DETER_LOCK_BACKLOG,
 	/*
 	 * The owner lowers the path MTU as an ICMP fragmentation-needed
-	 * error that came while it owned the socket asked (always DEFERRED;
-	 * format 10).
+	 * error that came while it owned the socket asked (always DEFERRED).
 	 */
 	DETER_LOCK_MTU_REDUCED,
 	DETER_LOCK_MAX,
@@ -164,7 +162,7 @@ enum deter_lock {
  * handler in tcp_release_cb(), because its timer or tasklet (TSQ, write
  * or delayed-ACK timer; the SACK compression hrtimer defers to the
  * delayed-ACK timer's handler) had found the socket owned; logged where
- * the owner ran it (format 10; before, where it was deferred). NOT_DUE
+ * the owner ran it, not where it was deferred. NOT_DUE
  * (write and delayed-ACK timers, not deferred), the handler found its
  * timer re-armed to a later time and only armed it again.
  */
@@ -181,7 +179,7 @@ enum deter_net {
 	DETER_NET_CE,		/* ID a arrived marked CE */
 	/*
 	 * An ICMP error reached the socket: a = type << 8 | code, with
-	 * DETER_ICMP_F_OWNED if a process owned the socket (format 10),
+	 * DETER_ICMP_F_OWNED if a process owned the socket,
 	 * b = its info (the next-hop MTU of a fragmentation-needed error)
 	 * << 32 | the sequence number of the segment it quotes minus
 	 * snd_una then.
@@ -197,8 +195,8 @@ enum deter_abi_call {
 	DETER_ABI_CALL_SHUTDOWN,
 	DETER_ABI_CALL_CLOSE,
 	DETER_ABI_CALL_SETSOCKOPT,	/* a: value, flags: TCP_QUICKACK or TCP_WINDOW_CLAMP */
-	DETER_ABI_CALL_SPLICE_READ,	/* splice() from the socket (format 12) */
-	DETER_ABI_CALL_RECV_ERRQUEUE,	/* recvmsg(MSG_ERRQUEUE), unlocked (format 13) */
+	DETER_ABI_CALL_SPLICE_READ,	/* splice() from the socket */
+	DETER_ABI_CALL_RECV_ERRQUEUE,	/* recvmsg(MSG_ERRQUEUE), unlocked */
 	DETER_ABI_CALL_MAX,
 };
 
@@ -436,7 +434,7 @@ enum {
 	 * reset): IP ID 0, no data, not counted in the IP ID series; a is
 	 * the index the series expected next, c its TS value + 1 (0: it had
 	 * no TS option), which replay gives the peer's time-wait socket to
-	 * send. Format 11 on.
+	 * send.
 	 */
 	DETER_RX_CTL = 0x10,
 	DETER_RX_FLAGS = 0x1f,	/* all of the above */
@@ -468,11 +466,11 @@ enum {
 	DETER_LOG_NO_IDENTITY = 0x4,	/* never established */
 	DETER_LOG_MISSING_VALUES = 0x8,	/* a MISSING value: see enum deter_abi_missing */
 	DETER_LOG_CUT = 0x10,		/* ends before its connection: the log was full */
-	DETER_LOG_UNSEEN_CALLS = 0x20,	/* calls past deter's hooks (format 13) */
+	DETER_LOG_UNSEEN_CALLS = 0x20,	/* calls past deter's hooks */
 	DETER_LOG_INCOMPLETE = 0x3f,	/* the bits above */
 	/*
 	 * Not incomplete: a setting TCP reads changed during the connection
-	 * (VALUE MISSING SETTINGS, format 15), at a moment the log places
+	 * (VALUE MISSING SETTINGS), at a moment the log places
 	 * within a window only; replay runs with the settings at the start
 	 * and verifies as ever
 	 */
@@ -531,10 +529,7 @@ enum deter_state_kind {
 /* Log-only event: a deter_state checkpoint (sub 0) or summary (sub 1). */
 enum {
 	DETER_EV_STATE = DETER_EV_MAX,
-	/*
-	 * A value TCP took from the kernel (enum deter_abi_value). Numbered
-	 * after STATE so logs written before it existed still decode.
-	 */
+	/* A value TCP took from the kernel (enum deter_abi_value). */
 	DETER_EV_VALUE = DETER_EV_STATE + 1,
 	DETER_EV_LAST = DETER_EV_VALUE,	/* highest event type */
 };
@@ -666,7 +661,7 @@ enum deter_abi_host {
 enum deter_abi_missing {
 	DETER_MISSING_HANDSHAKE = 1,	/* a passive end's SYN IP ID and SYN-ACK clocks */
 	/*
-	 * Calls reached TCP past deter's hooks (format 13): a ULP (kTLS,
+	 * Calls reached TCP past deter's hooks: a ULP (kTLS,
 	 * MPTCP's subflows) or a BPF sockmap replaced the socket's
 	 * protocol, or bytes were read without a read call deter saw
 	 * (TCP_ZEROCOPY_RECEIVE, a kernel reader's tcp_read_sock()); the
@@ -675,7 +670,7 @@ enum deter_abi_missing {
 	 */
 	DETER_MISSING_CALLS = 2,
 	/*
-	 * TCP Fast Open (format 14): the SYN asked for a cookie or had one,
+	 * TCP Fast Open: the SYN asked for a cookie or had one,
 	 * and data with it, or had data without one (tcp_fastopen 0x200).
 	 * The server makes cookies from its namespace's secret key, the
 	 * client takes them from its host's cache, and the SYN-ACK carries
@@ -684,7 +679,7 @@ enum deter_abi_missing {
 	DETER_MISSING_FASTOPEN = 3,
 	/*
 	 * A setting TCP reads once established changed during the
-	 * connection (format 15): a sysctl of its namespace, a metric of
+	 * connection: a sysctl of its namespace, a metric of
 	 * its route or a parameter of its congestion control, somewhere
 	 * since deter.ko last looked (at the start, or at a checkpoint, a
 	 * checkpoint every 64 events, looks at least 100 ms apart; and at

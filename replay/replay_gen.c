@@ -26,9 +26,9 @@
  * send's in the same page (DETER_SPLICE_*), decide how TCP merges and
  * splits them: the thread takes them from the memfd where
  * they lie so, after its last send's bytes, or from a page of their own,
- * dropping what a send cut short left in the pipe. (A log without
- * DETER_SPLICE_* has the bytes from one file sent front to back, from a
- * page boundary.)
+ * dropping what a send cut short left in the pipe. (A send whose pages
+ * deter.ko did not see, DETER_SPLICE_KNOWN clear, takes the bytes after
+ * its last send's, as one file sent front to back from a page boundary.)
  *
  * A splice read (splice() from the socket into a pipe, as proxies read)
  * moves bytes until the pipe is full: TCP adds a pipe buffer per

@@ -752,7 +752,7 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 			if (c->call == DETER_ABI_CALL_SPLICE_READ &&
 			    !DETER_SPLICE_RD_ROOM(c->flags))
 				return rec_err(err,
-					       "event %u: splice() from the socket cannot be replayed without its pipe's room (logs before format 14 lack it)",
+					       "event %u: splice() from the socket cannot be replayed without its pipe's room (the log has none for it)",
 					       c->seq);
 			if (c->call == DETER_ABI_CALL_SETSOCKOPT && !rec_setsockopt_name(c->flags))
 				return rec_err(err,

@@ -36,7 +36,7 @@ struct replay_call {
 	/* MSG_* flags of send/recv, setsockopt's option, DETER_SPLICE_RD_* */
 	uint32_t flags;
 	int64_t ret;		/* recorded return value, if done_seq */
-	uint64_t pages;		/* a spliced send's pages, DETER_SPLICE_* (format 12; else 0) */
+	uint64_t pages;		/* CALL_DONE's b: DETER_SPLICE_*, DETER_SEND_* (0 if none) */
 	uint32_t opt_at;	/* options to set first: plan->opts[opt_at] on */
 	uint32_t nopts;		/* how many */
 	/*

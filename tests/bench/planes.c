@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * planes: encode a series of integers the way deter's log (format 7)
+ * planes: encode a series of integers the way deter's log
  * encodes its noisy values, so that series deter does not log can be
  * sized against those it does (tests/bench/clock.sh).
  *

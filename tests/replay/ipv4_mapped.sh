@@ -8,8 +8,8 @@
 # connection on the same port runs over A's loopback (::1): deter records
 # none of IPv6, and must not log it wrong: deter record says it left 2
 # connection ends out, and the directory has the mapped connection's two
-# logs only. Before, the IPv6 connection got logs with a 0.0.0.0 or
-# garbage identity and no segment received.
+# logs only, none with a 0.0.0.0 or garbage identity and no segment
+# received.
 source "$(dirname "$0")/lib.sh"
 
 scenario_testbed off 100mbit || exit $ksft_fail

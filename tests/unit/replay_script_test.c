@@ -309,7 +309,7 @@ static void test_status_parse(void)
 	UNIT_CHECK(!strcmp(st.msg, "event 9: expected rx, found lock"));
 	UNIT_CHECK_EQ(replay_kmod_parse(text, "10.0.1.1:500", &st), -1);
 	UNIT_CHECK_EQ(replay_kmod_parse("10.0.1.1:5000 junk\n", "10.0.1.1:5000", &st), -2);
-	/* deter.ko before the divergence number: not this format. */
+	/* A line without the divergence number: not this format. */
 	UNIT_CHECK_EQ(replay_kmod_parse("10.0.1.1:5000 10.0.2.1:80 running 3/40 -\n",
 					"10.0.1.1:5000", &st), -2);
 	UNIT_CHECK(!strcmp(st.line, "10.0.1.1:5000 10.0.2.1:80 running 3/40 -"));
@@ -445,8 +445,8 @@ static void test_refuse(void)
 
 /*
  * A splice read goes to the generator with its pipe's room and socket
- * mode (format 14); one without a room (an older log) is refused, naming
- * the event.
+ * mode; one without a room (deter.ko was not handed one) is refused,
+ * naming the event.
  */
 static void test_plan_splice_read(void)
 {
