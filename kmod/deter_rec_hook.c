@@ -481,6 +481,15 @@ void deter_rec_close(struct deter_sock *ds, struct sock *sk)
 		WRITE_ONCE(ds->rec, false);
 		return;
 	}
+	/*
+	 * Recording stopped: the hooks have emitted nothing since
+	 * (deter_rec_get()), so the log may lack events before this close.
+	 * No summary: the recorder writes it not closed, never complete.
+	 */
+	if (!READ_ONCE(deter_rec_armed)) {
+		WRITE_ONCE(ds->rec, false);
+		return;
+	}
 	deter_rec_conn(ds, sk, false);
 	spin_lock_bh(&ds->tx_lock);
 	flushed = deter_sampler_flush(&ds->sampler, &smp);

@@ -39,6 +39,10 @@ size_t rec_conn_chunk_events = 4096;
 #define REC_CONN_CHUNK		rec_conn_chunk_events
 #define REC_CONN_PENDING_MAX	(64 * REC_CONN_CHUNK)
 
+/* The DETER_LOG_* bits that make a log incomplete, 1 << 0 to 1 << 5. */
+#define REC_TABLE_WHY 6
+_Static_assert(DETER_LOG_INCOMPLETE == (1u << REC_TABLE_WHY) - 1, "DETER_LOG_INCOMPLETE");
+
 /* Buckets of the id hash; ids are a counter, so they spread evenly. */
 #define REC_TABLE_BUCKETS 4096
 
@@ -81,6 +85,7 @@ struct rec_table {
 	struct rec_conn *last;		/* the last one looked up */
 	char *dir, *host;
 	unsigned int written, incomplete;
+	unsigned int why[REC_TABLE_WHY];	/* incomplete, per DETER_LOG_* bit */
 	unsigned int index_failed;	/* logs the index missed */
 	unsigned int unwritten;		/* logs that could not be written */
 	unsigned int settings_changed;	/* written, DETER_LOG_SETTINGS_CHANGED */
@@ -538,7 +543,7 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 			   uint32_t status, char **err)
 {
 	char *path = NULL, *ierr = NULL;
-	int r;
+	int r, b;
 
 	if (!c->have_id)	/* its id and host, from rec_table_get() */
 		status |= DETER_LOG_NO_IDENTITY;
@@ -563,6 +568,9 @@ static int rec_table_write(struct rec_table *t, struct rec_conn *c,
 		t->written++;
 		if (status & DETER_LOG_INCOMPLETE)
 			t->incomplete++;
+		for (b = 0; b < REC_TABLE_WHY; b++)
+			if (status & 1u << b)
+				t->why[b]++;
 		if (status & DETER_LOG_SETTINGS_CHANGED)
 			t->settings_changed++;
 	}
@@ -648,6 +656,40 @@ unsigned int rec_table_unwritten(const struct rec_table *t)
 unsigned int rec_table_settings_changed(const struct rec_table *t)
 {
 	return t->settings_changed;
+}
+
+/**
+ * rec_table_incomplete_why() - the incomplete logs written, by reason
+ * @t: the table
+ * @buf: for " (12 not-closed, 1 lost-events)": each reason deter ls
+ *	shows and how many logs have it; "" when every log is complete
+ * @len: its size
+ *
+ * A log incomplete for two reasons counts under both.
+ *
+ * Return: @buf.
+ */
+const char *rec_table_incomplete_why(const struct rec_table *t, char *buf, size_t len)
+{
+	char name[160];
+	size_t at = 0;
+	int b, n;
+
+	buf[0] = '\0';
+	for (b = 0; b < REC_TABLE_WHY; b++) {
+		if (!t->why[b])
+			continue;
+		/* "incomplete,REASON" */
+		rec_log_status_str(1u << b, name, sizeof(name));
+		n = snprintf(buf + at, len - at, "%s%u %s", at ? ", " : " (", t->why[b],
+			     strchr(name, ',') + 1);
+		if (n < 0 || (size_t)n >= len - at)
+			break;
+		at += n;
+	}
+	if (at && at + 1 < len)
+		strcat(buf, ")");
+	return buf;
 }
 
 void rec_table_counts(const struct rec_table *t, unsigned int *written,

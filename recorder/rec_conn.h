@@ -38,6 +38,7 @@ unsigned int rec_table_settings_changed(const struct rec_table *t);
 /* Events a connection holds before they are encoded; a test knob. */
 extern size_t rec_conn_chunk_events;
 void rec_table_flush(struct rec_table *t, int stopping, unsigned int lost);
+const char *rec_table_incomplete_why(const struct rec_table *t, char *buf, size_t len);
 void rec_table_counts(const struct rec_table *t, unsigned int *written,
 		      unsigned int *incomplete, unsigned int *open);
 

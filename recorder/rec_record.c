@@ -339,7 +339,7 @@ int rec_cmd_record(int argc, char **argv)
 	unsigned long long duration = 0, buffer_kb = REC_BUFFER_KB;
 	unsigned int written, incomplete, open, unwritten, nports = 0;
 	const char *dir = REC_DEFAULT_DIR;
-	char ctl[256], host[64] = "localhost", *err = NULL;
+	char ctl[256], host[64] = "localhost", *err = NULL, why[160];
 	unsigned short ports[16];
 	struct rec_table *table = NULL;
 	struct rec_trace *trace = NULL;
@@ -493,8 +493,9 @@ int rec_cmd_record(int argc, char **argv)
 	rec_table_flush(table, 1, lost > 0);
 	rec_table_counts(table, &written, &incomplete, &open);
 	unwritten = rec_table_unwritten(table);
-	deter_warn("%u connection%s recorded in %s, %u incomplete%s; %llu events read, %llu lost",
+	deter_warn("%u connection%s recorded in %s, %u incomplete%s%s; %llu events read, %llu lost",
 		   written, written == 1 ? "" : "s", dir, incomplete,
+		   rec_table_incomplete_why(table, why, sizeof(why)),
 		   unwritten ? ", some not written (said above)" : "",
 		   rec_trace_events(trace), lost);
 	if (rec_table_settings_changed(table))

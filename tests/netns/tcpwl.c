@@ -6,9 +6,9 @@
  *                [--read-delay-us N] [--rcvbuf N] [--quickack]
  *                [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]
  *                [--pipe-size N] [--pipe-keep N] [--zerocopy-receive]
- *                [SOCKET OPTIONS]
+ *                [--accept N [--workers K]] [SOCKET OPTIONS]
  *   tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]
- *                [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N] [--cc NAME]
+ *                [--rpc COUNT:REQ:RESP [--conns N]] [--pause-ms N] [--sndbuf N] [--cc NAME]
  *                [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME] [--reset-opts]
  *                [--sendfile] [--errqueue poll|zerocopy|tx-timestamps] [--ulp NAME]
  *   SOCKET OPTIONS: [--tos TOS] [--keepalive IDLE:INTVL:CNT]
@@ -20,6 +20,11 @@
  *
  * The server accepts one connection. In bulk mode it reads to EOF and
  * closes; in RPC mode it answers each REQ-byte request with RESP bytes.
+ * Connection churn, in RPC mode: the server's --accept N serves N
+ * connections in all, K processes (--workers K) taking them from one
+ * listener, and prints "connections N served M"; the client's --conns N
+ * makes N connections one after another, each COUNT requests, then
+ * shutdown() and close(), and prints "connections N rpc M".
  * Socket options go on the listener (the accepted socket inherits them)
  * and before connect(), except the client's --keepalive, set after
  * connect(), and --tos-at and --cc-at, which set IP_TOS and
@@ -101,6 +106,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/errqueue.h>
@@ -153,6 +159,9 @@ struct wl_opts {
 	unsigned int signal_us;		/* SIGALRM interval once connected, 0 = none */
 	int signal_connect;		/* client: ... from before connect() */
 	int connect_once;		/* ... and no connect() again after EINTR */
+	unsigned int accept_n;		/* server RPC: connections in all, 0 = one */
+	unsigned int workers;		/* ... processes accepting them */
+	unsigned int conns;		/* client RPC: connections, 0 = one */
 };
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -548,6 +557,99 @@ static ssize_t wl_zc_read(int fd)
 	}
 }
 
+/*
+ * --accept N: K processes take N connections in all from one listener,
+ * each answering a connection's requests until its EOF, then closing it.
+ * The counts are shared (an anonymous shared mapping).
+ */
+struct wl_churn {
+	unsigned int next;		/* accept() tickets handed out */
+	unsigned long long served;	/* responses sent */
+};
+
+static void wl_churn_worker(int lfd, const struct wl_opts *o, struct wl_churn *ch,
+			    char *buf)
+{
+	int fd;
+
+	while (__atomic_fetch_add(&ch->next, 1, __ATOMIC_RELAXED) < o->accept_n) {
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0)
+			wl_die(1, "accept: %s", strerror(errno));
+		while (wl_recv_all(fd, buf, o->rpc_req)) {
+			wl_send_all(fd, buf, o->rpc_resp);
+			__atomic_fetch_add(&ch->served, 1, __ATOMIC_RELAXED);
+		}
+		close(fd);
+	}
+}
+
+static int wl_churn_server(int lfd, const struct wl_opts *o)
+{
+	size_t bufsz = o->rpc_req > o->rpc_resp ? o->rpc_req : o->rpc_resp;
+	struct wl_churn *ch;
+	unsigned int i;
+	int status, bad = 0;
+	char *buf = calloc(1, bufsz);
+	pid_t pid;
+
+	ch = mmap(NULL, sizeof(*ch), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		  -1, 0);
+	if (!buf || ch == MAP_FAILED)
+		wl_die(1, "out of memory");
+	for (i = 1; i < o->workers; i++) {
+		pid = fork();
+		if (pid < 0)
+			wl_die(1, "fork: %s", strerror(errno));
+		if (!pid) {
+			wl_churn_worker(lfd, o, ch, buf);
+			_exit(0);
+		}
+	}
+	wl_churn_worker(lfd, o, ch, buf);
+	while (wait(&status) > 0)
+		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+	close(lfd);
+	printf("connections %u served %llu\n", o->accept_n, ch->served);
+	free(buf);
+	return bad;
+}
+
+/* --conns N: N connections one after another, each the RPC session. */
+static int wl_churn_client(const struct wl_opts *o)
+{
+	struct sockaddr_storage sin;
+	socklen_t slen = wl_sockaddr(o, &sin);
+	size_t bufsz = o->rpc_req > o->rpc_resp ? o->rpc_req : o->rpc_resp;
+	char *buf = calloc(1, bufsz);
+	unsigned int c, i;
+	int fd;
+
+	if (!buf)
+		wl_die(1, "out of memory");
+	for (c = 0; c < o->conns; c++) {
+		fd = socket(sin.ss_family, SOCK_STREAM, 0);
+		if (fd < 0)
+			wl_die(1, "socket: %s", strerror(errno));
+		wl_sockopts(fd, o);
+		if (connect(fd, (struct sockaddr *)&sin, slen))
+			wl_die(1, "connection %u: connect %s:%d: %s", c + 1, o->addr, o->port,
+			       strerror(errno));
+		for (i = 0; i < o->rpc_count; i++) {
+			wl_send_all(fd, buf, o->rpc_req);
+			if (!wl_recv_all(fd, buf, o->rpc_resp))
+				wl_die(1, "connection %u: server closed after %u responses",
+				       c + 1, i);
+		}
+		shutdown(fd, SHUT_WR);
+		close(fd);
+	}
+	printf("connections %u rpc %llu\n", o->conns,
+	       (unsigned long long)o->conns * o->rpc_count);
+	free(buf);
+	return 0;
+}
+
 static int wl_server(const struct wl_opts *o)
 {
 	struct sockaddr_storage sin;
@@ -566,8 +668,10 @@ static int wl_server(const struct wl_opts *o)
 	wl_keepalive(lfd, o);
 	if (o->fastopen)
 		wl_setint(lfd, IPPROTO_TCP, TCP_FASTOPEN, 16, "TCP_FASTOPEN");
-	if (bind(lfd, (struct sockaddr *)&sin, slen) || listen(lfd, 1))
+	if (bind(lfd, (struct sockaddr *)&sin, slen) || listen(lfd, o->accept_n ? 128 : 1))
 		wl_die(1, "bind/listen %s:%d: %s", o->addr, o->port, strerror(errno));
+	if (o->accept_n)
+		return wl_churn_server(lfd, o);
 	fd = accept(lfd, NULL, NULL);
 	if (fd < 0)
 		wl_die(1, "accept: %s", strerror(errno));
@@ -801,9 +905,9 @@ static void wl_usage(FILE *f)
 		"                    [--read-delay-us N] [--rcvbuf N] [--quickack]\n"
 		"                    [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]\n"
 		"                    [--pipe-size N] [--pipe-keep N] [--zerocopy-receive]\n"
-		"                    [SOCKET OPTIONS]\n"
+		"                    [--accept N [--workers K]] [SOCKET OPTIONS]\n"
 		"       tcpwl client -c ADDR [-p PORT] [--bytes N] [--write-size N]\n"
-		"                    [--rpc COUNT:REQ:RESP] [--pause-ms N] [--sndbuf N]\n"
+		"                    [--rpc COUNT:REQ:RESP [--conns N]] [--pause-ms N] [--sndbuf N]\n"
 		"                    [--cc NAME] [SOCKET OPTIONS] [--tos-at K:TOS] [--cc-at K:NAME]\n"
 		"                    [--reset-opts] [--sendfile] [--sendfile-at OFF]\n"
 		"                    [--sendfile-each] [--errqueue poll|zerocopy|tx-timestamps]\n"
@@ -864,12 +968,15 @@ int main(int argc, char **argv)
 		{ "sendfile-each", no_argument, NULL, 'E' },
 		{ "errqueue", required_argument, NULL, 'x' },
 		{ "ulp", required_argument, NULL, 'u' },
+		{ "accept", required_argument, NULL, 256 },
+		{ "workers", required_argument, NULL, 257 },
+		{ "conns", required_argument, NULL, 258 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct wl_opts o = {
 		.addr = "0.0.0.0", .port = 5201, .bytes = 1 << 20, .io_size = 16384,
-		.tos = -1, .priority = -1, .linger = -1,
+		.tos = -1, .priority = -1, .linger = -1, .workers = 1,
 	};
 	unsigned int count;
 	size_t req, resp;
@@ -1048,6 +1155,15 @@ int main(int argc, char **argv)
 		case 'W':
 			o.window_clamp = wl_num("--window-clamp", optarg);
 			break;
+		case 256:
+			o.accept_n = wl_num("--accept", optarg);
+			break;
+		case 257:
+			o.workers = wl_num("--workers", optarg);
+			break;
+		case 258:
+			o.conns = wl_num("--conns", optarg);
+			break;
 		case 'h':
 			wl_usage(stdout);
 			return 0;
@@ -1068,6 +1184,12 @@ int main(int argc, char **argv)
 		wl_die(2, "--errqueue is the client's, without --sendfile");
 	if (o.connect_once && !o.signal_connect)
 		wl_die(2, "--connect-once goes with --signal-connect");
+	if ((o.accept_n && (!server || !o.rpc_count)) || (o.conns && (server || !o.rpc_count)))
+		wl_die(2, "--accept is the server's, --conns the client's, in RPC mode");
+	if (!o.workers || (o.workers > 1 && !o.accept_n))
+		wl_die(2, "--workers: a number above 0, with --accept");
 	wl_signal_us = o.signal_us;
+	if (o.conns)
+		return wl_churn_client(&o);
 	return server ? wl_server(&o) : wl_client(&o);
 }

@@ -120,7 +120,7 @@ static void test_version(void)
  */
 static void check_missing(uint64_t why, uint32_t status, const char *str)
 {
-	char dir[] = "/tmp/rec_write_test.XXXXXX", path[64], st[64], *err = NULL;
+	char dir[] = "/tmp/rec_write_test.XXXXXX", path[64], st[64], line[64], *err = NULL;
 	struct rec_conn_id id = { .seq = 1, .sport = 5201, .dport = 40000 };
 	struct rec_ev ev = {
 		.seq = 2, .type = DETER_EV_VALUE, .sub = DETER_V_MISSING, .a = why,
@@ -142,6 +142,13 @@ static void check_missing(uint64_t why, uint32_t status, const char *str)
 	UNIT_CHECK_EQ(inc, !!(status & DETER_LOG_INCOMPLETE));
 	UNIT_CHECK_EQ(rec_table_settings_changed(t), !!(status & DETER_LOG_SETTINGS_CHANGED));
 	UNIT_CHECK_EQ(open, 0);
+	/* deter record's closing line: " (1 missing-values)", or nothing. */
+	rec_table_incomplete_why(t, line, sizeof(line));
+	if (inc)
+		snprintf(st, sizeof(st), " (1 %s)", strchr(str, ',') + 1);
+	else
+		st[0] = '\0';
+	UNIT_CHECK(!strcmp(line, st));
 	rec_table_free(t);
 	snprintf(path, sizeof(path), "%s/%016x.dlog", dir, 7);
 	log = rec_log_read(path, &err);
