@@ -6,8 +6,10 @@
 #   A (10.0.1.1) a0 ---- [switch] ---- b0 B (10.0.2.1)
 #        20 MB at full speed (no link delay), deter record --buffer-kb 64
 #
-# 64 KiB per CPU, drained every 100 ms, holds a small part of the events
-# a second of this transfer makes: the buffers overrun. That must show,
+# 64 KiB per CPU holds a small part of the events this transfer makes
+# (offloads off: an event per segment), and deter record is stopped
+# (SIGSTOP) while it runs, so that it drains nothing however slow the
+# sender: the buffers overrun, on every run. That must show,
 # never a log that is silently short. Checks, with the buffers mapped
 # and with read() (DETER_RECORD_NO_MMAP=1): deter record counts the lost
 # events and exits 1; a log says it lost events (incomplete,lost-events;
@@ -21,6 +23,8 @@ DETER=$TB_TOP/bin/deter
 BYTES=20000000
 
 testbed_create || exit $ksft_fail
+offload "$A" a0 off
+offload "$B" b0 off
 
 for how in mapped read; do
 	logs=$TB_TMP/logs-$how
@@ -31,8 +35,10 @@ for how in mapped read; do
 	ip netns exec "$B" "$TCPWL" server -b "$B_IP" > /dev/null &
 	srv=$!
 	wait_listen "$B" 5201 || exit $ksft_fail
+	kill -STOP $rec
 	ip netns exec "$A" "$TCPWL" client -c "$B_IP" --bytes $BYTES > /dev/null
 	wait $srv
+	kill -CONT $rec
 	sleep 0.5
 	kill -INT $rec
 	wait $rec
