@@ -8,7 +8,7 @@
 #   make kmod       deter.ko and deter_kunit.ko against KDIR (default: that kernel)
 #   make check      set-up + every test: unit, bats, lint, VM suite (KUnit, netns)
 #   make check-debug the VM suite on the debug kernel (KASAN, lockdep, kmemleak)
-#   make check-debug-ci  its fixed part that CI runs (tests/check.sh vm-debug)
+#   make check-debug-ci  its fixed part (tests/check.sh --debug vm-debug)
 #   make demo       set-up + the testbed demo
 #   make install    bin/deter to $(PREFIX)/bin, deter.ko to KDIR's module dir
 #   make deps       install the Debian packages the above need
