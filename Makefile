@@ -83,6 +83,9 @@ $(B)/tests/unit/%.o: CPPFLAGS += -Itests/unit
 $(B)/tests/netns/corrector_tool: $(B)/tests/netns/corrector_tool.o $(B)/replay/corrector.o
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
+$(B)/tests/netns/tcpwl: $(addprefix $(B)/tests/netns/,tcpwl.o tcpwl_run.o tcpwl_sock.o tcpwl_io.o)
+	$(CC) $(CFLAGS) -o $@ $^
+
 $(B)/tests/netns/%: $(B)/tests/netns/%.o
 	$(CC) $(CFLAGS) -o $@ $^
 
