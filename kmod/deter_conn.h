@@ -191,6 +191,9 @@ struct deter_sock {
 	struct rcu_head rcu;
 };
 
+/* The lock kind (DETER_LOCK_*) a lock site logs and replays as. */
+extern const u8 deter_conn_site_lock[DETER_SITE_MAX];
+
 int deter_conn_sk_init(struct sock *sk);
 int deter_conn_sk_clone(struct sock *newsk);
 void deter_conn_sk_destroy(struct sock *sk);

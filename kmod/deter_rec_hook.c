@@ -61,16 +61,6 @@
 
 static struct tracepoint *deter_rec_tp_xmit;	/* net_dev_start_xmit */
 
-static const u8 deter_rec_lock_abi[DETER_SITE_MAX] = {
-	[DETER_SITE_LOCK_APP] = DETER_LOCK_APP,
-	[DETER_SITE_LOCK_WRITE_TIMER] = DETER_LOCK_WRITE_TIMER,
-	[DETER_SITE_LOCK_DELACK_TIMER] = DETER_LOCK_DELACK_TIMER,
-	[DETER_SITE_LOCK_KEEPALIVE_TIMER] = DETER_LOCK_KEEPALIVE_TIMER,
-	[DETER_SITE_LOCK_COMP_ACK_TIMER] = DETER_LOCK_COMP_ACK_TIMER,
-	[DETER_SITE_LOCK_TSQ] = DETER_LOCK_TSQ,
-	[DETER_SITE_LOCK_BACKLOG] = DETER_LOCK_BACKLOG,
-};
-
 static const u8 deter_rec_call_abi[DETER_CALL_MAX] = {
 	[DETER_CALL_SENDMSG] = DETER_ABI_CALL_SENDMSG,
 	[DETER_CALL_RECVMSG] = DETER_ABI_CALL_RECVMSG,
@@ -217,7 +207,7 @@ void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 		a = ds->bl_checks;
 	else
 		a = deter_rec_not_due(sk, site) ? DETER_LOCK_F_NOT_DUE : 0;
-	seq = deter_rec_emit(ds, DETER_EV_LOCK, deter_rec_lock_abi[site],
+	seq = deter_rec_emit(ds, DETER_EV_LOCK, deter_conn_site_lock[site],
 			     a, 0, 0);
 	if (site == DETER_SITE_LOCK_APP)
 		deter_rec_config(ds, sk);

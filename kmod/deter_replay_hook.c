@@ -54,16 +54,6 @@
 /* A context waits this long for its turn before the replay gives up. */
 #define DETER_RPL_APP_WAIT	(10 * HZ)
 
-static const u8 deter_rpl_site_lock[DETER_SITE_MAX] = {
-	[DETER_SITE_LOCK_APP] = DETER_LOCK_APP,
-	[DETER_SITE_LOCK_WRITE_TIMER] = DETER_LOCK_WRITE_TIMER,
-	[DETER_SITE_LOCK_DELACK_TIMER] = DETER_LOCK_DELACK_TIMER,
-	[DETER_SITE_LOCK_KEEPALIVE_TIMER] = DETER_LOCK_KEEPALIVE_TIMER,
-	[DETER_SITE_LOCK_COMP_ACK_TIMER] = DETER_LOCK_COMP_ACK_TIMER,
-	[DETER_SITE_LOCK_TSQ] = DETER_LOCK_TSQ,
-	[DETER_SITE_LOCK_BACKLOG] = DETER_LOCK_BACKLOG,
-};
-
 /*
  * A timer's turn the log says was due: make the handler's own check of
  * its deadline agree. Under the socket lock and rpl->lock, after the
@@ -130,7 +120,7 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 		deter_rpl_deferred(rpl, sk);
 		return true;
 	}
-	who = deter_rpl_site_lock[site];
+	who = deter_conn_site_lock[site];
 	if (site != DETER_SITE_LOCK_APP && site != DETER_SITE_LOCK_BACKLOG) {
 		deter_rpl_set_cpu(rpl);
 		if (this_cpu_read(deter_rpl_firing) != sk) {
