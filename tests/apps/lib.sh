@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Real-application scenarios: unmodified programs from Debian on the
+# A - switch - B testbed (tests/netns/lib.sh), the server on B, its
+# clients on A. A scenario defines workload() (start the server with
+# app_bg, wait for it, run the client, check the client's own account of
+# what it did), then calls app_run NAME PORT.
+#
+# app_run records every connection to B:PORT with `deter record` while
+# tcpdump captures each host's egress, checks that the recorder has both
+# ends of every connection tcpdump saw open and that every log is
+# complete, then replays every connection REPLAYS times (default 3) and
+# compares each host's egress in the replay with its own connection's
+# packets in the original, header by header (scenario_replay).
+
+source "$(dirname "${BASH_SOURCE[0]}")/../replay/lib.sh"
+
+# app_bg NS CMD...: run CMD in namespace NS in the background, its output
+# into $TB_TMP/<command name>.out; killed at cleanup.
+app_bg() {
+	local ns=$1 name
+
+	name=$(basename "$2")
+	ip netns exec "$ns" "${@:2}" > "$TB_TMP/$name.out" 2>&1 &
+	TB_PIDS+=($!)
+}
+
+# app_www DIR: a web root with index.html (612 B, nginx's own page size)
+# and files of 4 KiB, 64 KiB and 1 MiB, world-readable.
+app_www() {
+	mkdir -p "$1"
+	head -c 612 /dev/zero | tr '\0' 'x' > "$1/index.html"
+	head -c 4096 /dev/urandom > "$1/4k"
+	head -c 65536 /dev/urandom > "$1/64k"
+	head -c 1048576 /dev/urandom > "$1/1m"
+	chmod -R a+rX "$1"
+}
+
+# app_nginx CONF-EXTRA: nginx on B:80 serving $TB_TMP/www, as Debian's
+# default configuration has it (sendfile, tcp_nopush, keep-alive) with
+# two workers; CONF-EXTRA goes into its server block.
+app_nginx() {
+	local d=$TB_TMP/nginx
+
+	mkdir -p "$d"
+	chmod 755 "$TB_TMP"
+	app_www "$TB_TMP/www"
+	cat > "$d/nginx.conf" <<-EOF
+	user root;
+	worker_processes 2;
+	daemon off;
+	pid $d/nginx.pid;
+	error_log $d/error.log;
+	events { worker_connections 512; }
+	http {
+		access_log off;
+		sendfile on;
+		tcp_nopush on;
+		keepalive_timeout 65;
+		types { text/html html; }
+		default_type application/octet-stream;
+		client_body_temp_path $d/body;
+		proxy_temp_path $d/proxy;
+		fastcgi_temp_path $d/fastcgi;
+		uwsgi_temp_path $d/uwsgi;
+		scgi_temp_path $d/scgi;
+		server {
+			listen $B_IP:80 ${1:-};
+			root $TB_TMP/www;
+		}
+	}
+	EOF
+	app_bg "$B" nginx -c "$d/nginx.conf"
+	wait_listen "$B" 80
+}
+
+# app_conns PORT: the client ports of the connections to B:PORT whose SYN
+# left A, from A's egress capture, one per line.
+app_conns() {
+	tcpdump -r "$TB_TMP/a0.pcap" -nn "tcp[tcpflags] & tcp-syn != 0" 2>/dev/null |
+		sed -n "s/.* IP $A_IP\.\([0-9]*\) > $B_IP\.$1: .*/\1/p" | sort -un
+}
+
+# app_record NAME PORT: workload() under deter record and the egress
+# captures of every connection to B:PORT, then the checks of the logs:
+# workload ok, both ends of each connection tcpdump saw logged, complete.
+app_record() {
+	local name=$1 port=$2 rec wl p n=0 miss= inc
+
+	"$DETER" record -o "$LOGS" --port "$port" 2> "$TB_TMP/record.err" &
+	rec=$!
+	for _ in $(seq 100); do
+		grep -q "recording into" "$TB_TMP/record.err" && break
+		kill -0 $rec 2>/dev/null || break
+		sleep 0.1
+	done
+	capture_start "$A" a0 a0 "tcp port $port and src host $A_IP" || return 1
+	capture_start "$B" b0 b0 "tcp port $port and src host $B_IP" || return 1
+	workload
+	wl=$?
+	capture_stop
+	# Connections still closing (time-wait answers, FIN_WAIT2) end here.
+	sleep 1
+	kill -INT $rec
+	wait $rec
+	switch_faults_check "$name"
+	CHECK_RC=0
+	check_err $wl "the workload failed (status $wl)"
+	"$DETER" ls -d "$LOGS" --json > "$TB_TMP/ls.json"
+	APP_CONNS=$(app_conns "$port")
+	for p in $APP_CONNS; do
+		n=$((n + 1))
+		[ -n "$(log_id "$A_IP:$p" "$B_IP:$port")" ] &&
+			[ -n "$(log_id "$B_IP:$port" "$A_IP:$p")" ] || miss+=" $p"
+	done
+	[ "$n" -gt 0 ]
+	check_err $? "tcpdump saw no connection to port $port"
+	[ -z "$miss" ]
+	check_err $? "no log of one end or both of the connections from A's port$miss: $(tail -2 "$TB_TMP/record.err")"
+	inc=$(grep -c '"incomplete":true' "$TB_TMP/ls.json")
+	[ "$inc" = 0 ]
+	check_err $? "$inc logs are incomplete: $(grep '"incomplete":true' "$TB_TMP/ls.json" | grep -o '"status":"[^"]*"' | sort | uniq -c | tr '\n' ' ')"
+	log_test $CHECK_RC "$name: recorded $n connections, both ends of each, every log complete"
+	APP_N=$n
+	[ $CHECK_RC -eq 0 ]
+}
+
+# app_replay_all NAME PORT: every connection app_record found, replayed
+# REPLAYS times against its own packets in each host's egress capture.
+app_replay_all() {
+	local name=$1 port=$2 p i
+
+	for p in $APP_CONNS; do
+		ID=$(log_id "$A_IP:$p" "$B_IP:$port")
+		[ -n "$ID" ] || continue
+		hdrseq_split "$TB_TMP/a0.pcap" "$TB_TMP/a.truth" "src port $p"
+		hdrseq_split "$TB_TMP/b0.pcap" "$TB_TMP/b.truth" "dst port $p"
+		DIVERGED_SHOWN= SERVER_PORT=$port CLIENT_PORT=$p
+		for i in $(seq "$REPLAYS"); do
+			scenario_replay "$name: port $p" "$i"
+		done
+	done
+}
+
+# app_run NAME PORT: record, then replay every connection.
+app_run() {
+	app_record "$1" "$2" || return
+	app_replay_all "$1" "$2"
+}
