@@ -15,6 +15,55 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/../replay/lib.sh"
 
+# app_testbed FAULT: the A - switch - B testbed, 1 ms each way, offloads
+# off, with the switch doing FAULT to the traffic:
+#   clean     nothing
+#   loss      drops 2 % of packets each way at random (netem)
+#   ecn       a 20 Mbit/s link towards B whose RED queue marks CE, ECN and
+#             DCTCP at both hosts
+#   taildrop  a 20 Mbit/s link towards B with a 16 KB queue (tbf)
+app_testbed() {
+	APP_FAULT=$1
+	scenario_testbed off || return 1
+	case $1 in
+	clean) ;;
+	loss)
+		switch_queue s0 netem loss 2% limit 10000 &&
+		switch_queue s1 netem loss 2% limit 10000 ;;
+	ecn)
+		switch_red s1 20mbit || return 1
+		for ns in "$A" "$B"; do
+			ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1 \
+				net.ipv4.tcp_congestion_control=dctcp || return 1
+		done ;;
+	taildrop)
+		switch_queue s1 tbf rate 20mbit burst 8k limit 16k ;;
+	*)
+		echo "app_testbed: unknown fault '$1'" >&2
+		return 1 ;;
+	esac
+}
+
+# app_fault_check NAME: the switch did what app_testbed's fault says
+# (its qdiscs' counters): packets lost, marked or dropped.
+app_fault_check() {
+	local n=0 what dev
+
+	case $APP_FAULT in
+	clean) return 0 ;;
+	ecn) what="marked CE"
+	     n=$(tc -s -n "$SW" qdisc show dev s1 | sed -n 's/.*marked \([0-9]*\).*/\1/p' |
+		 awk '{ s += $1 } END { print s + 0 }') ;;
+	*) what="dropped"
+	   for dev in s0 s1; do
+		n=$((n + $(tc -s -n "$SW" qdisc show dev $dev | sed -n 's/.*dropped \([0-9]*\).*/\1/p' |
+			   awk '{ s += $1 } END { print s + 0 }')))
+	   done ;;
+	esac
+	[ "$n" -gt 0 ]
+	log_test $? "$1: the switch ($APP_FAULT) $what $n packets"
+}
+
 # app_bg NS CMD...: run CMD in namespace NS in the background, its output
 # into $TB_TMP/<command name>.out; killed at cleanup.
 app_bg() {
@@ -122,6 +171,7 @@ app_record() {
 	check_err $? "$inc logs are incomplete: $(grep '"incomplete":true' "$TB_TMP/ls.json" | grep -o '"status":"[^"]*"' | sort | uniq -c | tr '\n' ' ')"
 	log_test $CHECK_RC "$name: recorded $n connections, both ends of each, every log complete"
 	APP_N=$n
+	app_fault_check "$name" || CHECK_RC=1
 	[ $CHECK_RC -eq 0 ]
 }
 
@@ -146,4 +196,65 @@ app_replay_all() {
 app_run() {
 	app_record "$1" "$2" || return
 	app_replay_all "$1" "$2"
+}
+
+# The applications. Each starts its server on B, runs its client on A
+# and checks what the client says it did; the connections use port
+# APP_PORT.
+
+# wl_nginx_wrk: wrk, two threads, four keep-alive connections, GETs of a
+# 4 KiB file for two seconds.
+wl_nginx_wrk() {
+	app_nginx || return 1
+	ip netns exec "$A" wrk -t 2 -c 4 -d 2s "http://$B_IP/4k" > "$TB_TMP/wrk.out" 2>&1 || return 1
+	sed 's/^/    wrk| /' "$TB_TMP/wrk.out"
+	grep -q " requests in " "$TB_TMP/wrk.out" &&
+		! grep -q "Non-2xx\|Socket errors" "$TB_TMP/wrk.out"
+}
+
+# wl_nginx_files: curl fetching 1 MiB, 64 KiB and 4 KiB files over one
+# keep-alive connection, then the 1 MiB file again on another: nginx
+# sends them with sendfile() under TCP_NOPUSH (TCP_CORK).
+wl_nginx_files() {
+	local u=http://$B_IP
+
+	app_nginx || return 1
+	ip netns exec "$A" curl -sS -o /dev/null -o /dev/null -o /dev/null \
+		-w '%{http_code} %{size_download}\n' "$u/1m" "$u/64k" "$u/4k" > "$TB_TMP/curl.out" &&
+	ip netns exec "$A" curl -sS -o /dev/null -w '%{http_code} %{size_download}\n' \
+		"$u/1m" >> "$TB_TMP/curl.out" || return 1
+	sed 's/^/    curl| /' "$TB_TMP/curl.out"
+	[ "$(tr '\n' ' ' < "$TB_TMP/curl.out")" = "200 1048576 200 65536 200 4096 200 1048576 " ]
+}
+
+# wl_nginx_h2load: h2load, HTTP/2 over cleartext, four connections of
+# up to four streams each, 200 GETs of a 4 KiB file.
+wl_nginx_h2load() {
+	app_nginx http2 || return 1
+	ip netns exec "$A" h2load -n 200 -c 4 -m 4 "http://$B_IP/4k" > "$TB_TMP/h2load.out" 2>&1 ||
+		return 1
+	grep -E "^requests:|^status codes:" "$TB_TMP/h2load.out" | sed 's/^/    h2load| /'
+	grep -q "^requests: 200 total, 200 started, 200 done, 200 succeeded" "$TB_TMP/h2load.out"
+}
+
+# wl_memcached: memcached with four threads; memcslap, four concurrent
+# connections, 400 gets and sets.
+wl_memcached() {
+	app_bg "$B" memcached -u root -t 4 -l "$B_IP" -p 11211 -U 0 || return 1
+	wait_listen "$B" 11211 || return 1
+	ip netns exec "$A" memcslap --servers="$B_IP:11211" --concurrency=4 \
+		--execute-number=100 > "$TB_TMP/memcslap.out" 2>&1 || return 1
+	sed 's/^/    memcslap| /' "$TB_TMP/memcslap.out"
+	grep -q "Took .* seconds to load data" "$TB_TMP/memcslap.out"
+}
+
+# wl_sockperf MODE: sockperf's ping-pong (pp) or throughput (tp) test over
+# TCP for two seconds.
+wl_sockperf() {
+	app_bg "$B" sockperf sr --tcp -i "$B_IP" -p 11111 || return 1
+	wait_listen "$B" 11111 || return 1
+	ip netns exec "$A" sockperf "$1" --tcp -i "$B_IP" -p 11111 -t 2 -m 1400 \
+		> "$TB_TMP/sockperf.out" 2>&1 || return 1
+	grep -E "Summary|SentMessages|ReceivedMessages" "$TB_TMP/sockperf.out" | sed 's/^/    sockperf| /'
+	grep -q "Summary" "$TB_TMP/sockperf.out"
 }
