@@ -401,6 +401,7 @@ static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct repla
 {
 	struct replay_gen_ctx *ctx = w->ctx;
 	uint8_t drop[REPLAY_GEN_PAGE];
+	int fl, nb, e;
 	size_t at, next;
 	ssize_t n;
 	size_t k;
@@ -429,10 +430,23 @@ static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct repla
 		if ((size_t)w->moff == ctx->mlen)
 			w->moff = 0;
 	}
+	/*
+	 * A splice to a socket waits for send space unless the socket is
+	 * nonblocking (splice_to_socket()): as the original's was, where the
+	 * log has MSG_DONTWAIT.
+	 */
+	nb = !!(c->flags & MSG_DONTWAIT);
+	fl = fcntl(ctx->fd, F_GETFL);
+	if (fl < 0 || (!!(fl & O_NONBLOCK) != nb && fcntl(ctx->fd, F_SETFL, fl ^ O_NONBLOCK)))
+		return -1;
 	n = splice(w->pipe[0], NULL, ctx->fd, NULL, c->arg,
 		   c->flags & MSG_MORE ? SPLICE_F_MORE : 0);
+	e = errno;
+	if (!!(fl & O_NONBLOCK) != nb && fcntl(ctx->fd, F_SETFL, fl))
+		return -1;
 	if (n > 0)
 		w->inpipe -= n;
+	errno = e;
 	return n;
 }
 

@@ -237,15 +237,15 @@ wl_nginx_h2load() {
 	grep -q "^requests: 200 total, 200 started, 200 done, 200 succeeded" "$TB_TMP/h2load.out"
 }
 
-# wl_memcached: memcached with four threads; memcslap, four concurrent
-# connections, 400 gets and sets.
+# wl_memcached: memcached with four threads; memcslap, four threads of
+# a connection each, 400 sets.
 wl_memcached() {
 	app_bg "$B" memcached -u root -t 4 -l "$B_IP" -p 11211 -U 0 || return 1
 	wait_listen "$B" 11211 || return 1
 	ip netns exec "$A" memcslap --servers="$B_IP:11211" --concurrency=4 \
 		--execute-number=100 > "$TB_TMP/memcslap.out" 2>&1 || return 1
 	sed 's/^/    memcslap| /' "$TB_TMP/memcslap.out"
-	grep -q "Took .* seconds to load data" "$TB_TMP/memcslap.out"
+	grep -q "Time to set  *400 keys by  *4 threads" "$TB_TMP/memcslap.out"
 }
 
 # wl_sockperf MODE: sockperf's ping-pong (pp) or throughput (tp) test over
@@ -257,4 +257,66 @@ wl_sockperf() {
 		> "$TB_TMP/sockperf.out" 2>&1 || return 1
 	grep -E "Summary|SentMessages|ReceivedMessages" "$TB_TMP/sockperf.out" | sed 's/^/    sockperf| /'
 	grep -q "Summary" "$TB_TMP/sockperf.out"
+}
+
+# wl_pgbench: PostgreSQL (a fresh cluster, trust authentication) on B;
+# pgbench from A loads its tables (scale 1: 100 000 rows by COPY) and
+# runs four clients on two threads, 50 transactions each; then the
+# server stops, so that its connections end while recorded.
+wl_pgbench() {
+	local d=$TB_TMP/pg bin rc
+
+	bin=$(ls -d /usr/lib/postgresql/*/bin | tail -1)
+	chmod 755 "$TB_TMP"
+	mkdir -p "$d"
+	chown postgres "$d"
+	ip netns exec "$B" runuser -u postgres -- "$bin/initdb" -D "$d/data" --auth=trust \
+		-U postgres > "$TB_TMP/initdb.out" 2>&1 || { tail -5 "$TB_TMP/initdb.out"; return 1; }
+	ip netns exec "$B" runuser -u postgres -- "$bin/pg_ctl" -D "$d/data" -l "$d/log" -w \
+		-o "-c listen_addresses=$B_IP -c unix_socket_directories=$d -p 5432" start \
+		> /dev/null || { tail -5 "$d/log"; return 1; }
+	ip netns exec "$A" pgbench -h "$B_IP" -U postgres -i -s 1 postgres \
+		> "$TB_TMP/pgbench.out" 2>&1 &&
+	ip netns exec "$A" pgbench -h "$B_IP" -U postgres -c 4 -j 2 -t 50 postgres \
+		>> "$TB_TMP/pgbench.out" 2>&1
+	rc=$?
+	ip netns exec "$B" runuser -u postgres -- "$bin/pg_ctl" -D "$d/data" -m fast -w stop \
+		> /dev/null
+	grep -E "^number of transactions actually processed|^done in" "$TB_TMP/pgbench.out" |
+		sed 's/^/    pgbench| /'
+	[ $rc -eq 0 ] &&
+		grep -q "^number of transactions actually processed: 200/200" "$TB_TMP/pgbench.out"
+}
+
+# wl_scp: OpenSSH's sshd on B (a host key and a client key of its own,
+# made here); scp from A copies a 1 MiB file to B, then from B back.
+wl_scp() {
+	local d=$TB_TMP/ssh
+
+	mkdir -p "$d" /run/sshd
+	chmod 755 "$TB_TMP"
+	chmod 700 "$d"
+	ssh-keygen -q -t ed25519 -N '' -f "$d/host" && ssh-keygen -q -t ed25519 -N '' -f "$d/id" ||
+		return 1
+	cp "$d/id.pub" "$d/authorized_keys"
+	head -c 1048576 /dev/urandom > "$d/1m"
+	cat > "$d/sshd_config" <<-EOF
+	ListenAddress $B_IP
+	Port 22
+	HostKey $d/host
+	AuthorizedKeysFile $d/authorized_keys
+	PermitRootLogin prohibit-password
+	PasswordAuthentication no
+	StrictModes no
+	UsePAM no
+	PidFile $d/sshd.pid
+	Subsystem sftp internal-sftp
+	EOF
+	app_bg "$B" /usr/sbin/sshd -D -e -f "$d/sshd_config"
+	wait_listen "$B" 22 || return 1
+	local opts=(-i "$d/id" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
+		    -o BatchMode=yes -o LogLevel=ERROR)
+	ip netns exec "$A" scp "${opts[@]}" "$d/1m" "root@$B_IP:$d/1m.copy" &&
+	ip netns exec "$A" scp "${opts[@]}" "root@$B_IP:$d/1m.copy" "$d/1m.back" || return 1
+	cmp "$d/1m" "$d/1m.back"
 }
