@@ -25,8 +25,10 @@
  * start in their page, and whether they go on from the last spliced
  * send's in the same page (DETER_SPLICE_*), decide how TCP merges and
  * splits them: the thread takes them from the memfd where
- * they lie so, after its last send's bytes, or from a page of their own,
- * dropping what a send cut short left in the pipe. (A send whose pages
+ * they lie so, after its last send's bytes, or from a page of their own.
+ * What a send cut short left in the pipe is dropped, and the next send
+ * starts again from the first byte not sent, as sendfile() does (a
+ * nonblocking socket's, each time its send buffer fills). (A send whose pages
  * deter.ko did not see, DETER_SPLICE_KNOWN clear, takes the bytes after
  * its last send's, as one file sent front to back from a page boundary.)
  *
@@ -393,6 +395,25 @@ static size_t replay_gen_splice_at(const struct replay_gen_ctx *ctx, uint64_t pa
 }
 
 /*
+ * Drop the bytes left in @w's send pipe, and take the memfd's offset back
+ * to the first of them. Return: 0, or -1 with errno set.
+ */
+static int replay_gen_unsplice(struct replay_gen_worker *w)
+{
+	struct replay_gen_ctx *ctx = w->ctx;
+	uint8_t drop[REPLAY_GEN_PAGE];
+	ssize_t n;
+
+	w->moff = ((size_t)w->moff + ctx->mlen - w->inpipe) % ctx->mlen;
+	for (; w->inpipe; w->inpipe -= n) {
+		n = read(w->pipe[0], drop, w->inpipe < sizeof(drop) ? w->inpipe : sizeof(drop));
+		if (n <= 0)
+			return n ? -1 : (errno = EIO, -1);
+	}
+	return 0;
+}
+
+/*
  * A spliced send of @c->arg bytes: top the pipe up to that many from the
  * memfd, from where the logged pages say, then one splice() to the
  * socket. Return: as send() would.
@@ -400,7 +421,6 @@ static size_t replay_gen_splice_at(const struct replay_gen_ctx *ctx, uint64_t pa
 static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct replay_call *c)
 {
 	struct replay_gen_ctx *ctx = w->ctx;
-	uint8_t drop[REPLAY_GEN_PAGE];
 	int fl, nb, e;
 	size_t at, next;
 	ssize_t n;
@@ -410,12 +430,8 @@ static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct repla
 	next = ((size_t)w->moff + ctx->mlen - w->inpipe) % ctx->mlen;
 	at = replay_gen_splice_at(ctx, c->pages, next);
 	if (at != next) {
-		for (; w->inpipe; w->inpipe -= n) {
-			n = read(w->pipe[0], drop, w->inpipe < sizeof(drop) ?
-				 w->inpipe : sizeof(drop));
-			if (n <= 0)
-				return n ? -1 : (errno = EIO, -1);
-		}
+		if (replay_gen_unsplice(w))
+			return -1;
 		w->moff = at;
 	}
 	while (w->inpipe < c->arg) {
@@ -446,6 +462,13 @@ static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct repla
 		return -1;
 	if (n > 0)
 		w->inpipe -= n;
+	/*
+	 * What a nonblocking send left, sendfile() leaves in the file: its
+	 * next call starts again from the first byte not sent, in pages laid
+	 * out from there. So does the next call here.
+	 */
+	if (w->inpipe && replay_gen_unsplice(w))
+		return -1;
 	errno = e;
 	return n;
 }

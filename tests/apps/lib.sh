@@ -19,9 +19,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/../replay/lib.sh"
 # off, with the switch doing FAULT to the traffic:
 #   clean     nothing
 #   loss      drops 2 % of packets each way at random (netem)
-#   ecn       a 20 Mbit/s link towards B whose RED queue marks CE, ECN and
+#   ecn       20 Mbit/s links each way whose RED queues mark CE, ECN and
 #             DCTCP at both hosts
-#   taildrop  a 20 Mbit/s link towards B with a 16 KB queue (tbf)
+#   taildrop  10 Mbit/s links each way with an 8 KB queue (tbf)
 app_testbed() {
 	APP_FAULT=$1
 	scenario_testbed off || return 1
@@ -31,13 +31,19 @@ app_testbed() {
 		switch_queue s0 netem loss 2% limit 10000 &&
 		switch_queue s1 netem loss 2% limit 10000 ;;
 	ecn)
-		switch_red s1 20mbit || return 1
+		switch_red s0 20mbit && switch_red s1 20mbit || return 1
+		# A namespace's default may only be a congestion control the
+		# host allows.
+		host_keep /proc/sys/net/ipv4/tcp_allowed_congestion_control || return 1
+		echo "reno cubic dctcp" > /proc/sys/net/ipv4/tcp_allowed_congestion_control ||
+			return 1
 		for ns in "$A" "$B"; do
 			ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1 \
 				net.ipv4.tcp_congestion_control=dctcp || return 1
 		done ;;
 	taildrop)
-		switch_queue s1 tbf rate 20mbit burst 8k limit 16k ;;
+		switch_queue s0 tbf rate 10mbit burst 4k limit 8k &&
+		switch_queue s1 tbf rate 10mbit burst 4k limit 8k ;;
 	*)
 		echo "app_testbed: unknown fault '$1'" >&2
 		return 1 ;;
@@ -52,7 +58,7 @@ app_fault_check() {
 	case $APP_FAULT in
 	clean) return 0 ;;
 	ecn) what="marked CE"
-	     n=$(tc -s -n "$SW" qdisc show dev s1 | sed -n 's/.*marked \([0-9]*\).*/\1/p' |
+	     n=$(tc -s -n "$SW" qdisc show | sed -n 's/.*marked \([0-9]*\).*/\1/p' |
 		 awk '{ s += $1 } END { print s + 0 }') ;;
 	*) what="dropped"
 	   for dev in s0 s1; do
@@ -192,10 +198,11 @@ app_replay_all() {
 	done
 }
 
-# app_run NAME PORT: record, then replay every connection.
+# app_run NAME PORT: record, then replay every connection. APP_KEEP=DIR
+# keeps the scenario's files (logs, captures, replays) in DIR/NAME.
 app_run() {
-	app_record "$1" "$2" || return
-	app_replay_all "$1" "$2"
+	app_record "$1" "$2" && app_replay_all "$1" "$2"
+	[ -z "${APP_KEEP:-}" ] || cp -a "$TB_TMP" "$APP_KEEP/$1"
 }
 
 # The applications. Each starts its server on B, runs its client on A

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# nginx sending 1 MiB, 64 KiB and 4 KiB files with sendfile() to curl (wl_nginx_files in lib.sh); a 20 Mbit/s bottleneck with a 16 KB queue towards B.
-# Every connection recorded is replayed against tcpdump's ground truth.
+# nginx sending 1 MiB, 64 KiB and 4 KiB files with sendfile() to curl
+# (wl_nginx_files in lib.sh); a 10 Mbit/s bottleneck with an 8 KB queue
+# each way. Every connection recorded is replayed against tcpdump's
+# ground truth.
 
 source "$(dirname "$0")/lib.sh"
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# nginx (two workers, epoll, keep-alive) serving wrk (wl_nginx_wrk in lib.sh); nothing at the switch.
-# Every connection recorded is replayed against tcpdump's ground truth.
+# nginx (two workers, epoll, keep-alive) serving wrk (wl_nginx_wrk in
+# lib.sh); nothing at the switch. Every connection recorded is replayed
+# against tcpdump's ground truth.
 
 source "$(dirname "$0")/lib.sh"
 

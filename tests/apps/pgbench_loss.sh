@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# PostgreSQL and pgbench (a COPY load, then four clients) (wl_pgbench in lib.sh); 2 % random loss each way at the switch.
-# Every connection recorded is replayed against tcpdump's ground truth.
+# PostgreSQL and pgbench (a COPY load, then four clients) (wl_pgbench in
+# lib.sh); 2 % random loss each way at the switch. Every connection
+# recorded is replayed against tcpdump's ground truth.
 
 source "$(dirname "$0")/lib.sh"
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# sockperf's TCP ping-pong (wl_sockperf in lib.sh); nothing at the switch.
-# Every connection recorded is replayed against tcpdump's ground truth.
+# sockperf's TCP ping-pong (wl_sockperf in lib.sh); nothing at the
+# switch. Every connection recorded is replayed against tcpdump's ground
+# truth.
 
 source "$(dirname "$0")/lib.sh"
 

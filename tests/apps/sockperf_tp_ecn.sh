@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# sockperf's TCP throughput test (wl_sockperf in lib.sh); a RED queue marking CE towards B, DCTCP at both hosts.
-# Every connection recorded is replayed against tcpdump's ground truth.
+# sockperf's TCP throughput test (wl_sockperf in lib.sh); RED queues
+# marking CE each way, DCTCP at both hosts. Every connection recorded is
+# replayed against tcpdump's ground truth.
 
 source "$(dirname "$0")/lib.sh"
 

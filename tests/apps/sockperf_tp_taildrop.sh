@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# sockperf's TCP throughput test (wl_sockperf in lib.sh); a 20 Mbit/s bottleneck with a 16 KB queue towards B.
-# Every connection recorded is replayed against tcpdump's ground truth.
+# sockperf's TCP throughput test (wl_sockperf in lib.sh); a 10 Mbit/s
+# bottleneck with an 8 KB queue each way. Every connection recorded is
+# replayed against tcpdump's ground truth.
 
 source "$(dirname "$0")/lib.sh"
 
