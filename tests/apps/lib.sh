@@ -19,7 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../replay/lib.sh"
 # off, with the switch doing FAULT to the traffic:
 #   clean     nothing
 #   loss      drops 2 % of packets each way at random (netem)
-#   ecn       20 Mbit/s links each way whose RED queues mark CE, ECN and
+#   ecn       10 Mbit/s links each way whose RED queues mark CE, ECN and
 #             DCTCP at both hosts
 #   taildrop  10 Mbit/s links each way with an 8 KB queue (tbf)
 app_testbed() {
@@ -31,7 +31,7 @@ app_testbed() {
 		switch_queue s0 netem loss 2% limit 10000 &&
 		switch_queue s1 netem loss 2% limit 10000 ;;
 	ecn)
-		switch_red s0 20mbit && switch_red s1 20mbit || return 1
+		switch_red s0 10mbit && switch_red s1 10mbit || return 1
 		# A namespace's default may only be a congestion control the
 		# host allows.
 		host_keep /proc/sys/net/ipv4/tcp_allowed_congestion_control || return 1
@@ -209,11 +209,12 @@ app_run() {
 # and checks what the client says it did; the connections use port
 # APP_PORT.
 
-# wl_nginx_wrk: wrk, two threads, four keep-alive connections, GETs of a
-# 4 KiB file for two seconds.
+# wl_nginx_wrk [FILE]: wrk, two threads, four keep-alive connections,
+# GETs of FILE (default 4k, a 4 KiB file; 64k, 1m) for two seconds.
 wl_nginx_wrk() {
 	app_nginx || return 1
-	ip netns exec "$A" wrk -t 2 -c 4 -d 2s "http://$B_IP/4k" > "$TB_TMP/wrk.out" 2>&1 || return 1
+	ip netns exec "$A" wrk -t 2 -c 4 -d 2s "http://$B_IP/${1:-4k}" > "$TB_TMP/wrk.out" 2>&1 ||
+		return 1
 	sed 's/^/    wrk| /' "$TB_TMP/wrk.out"
 	grep -q " requests in " "$TB_TMP/wrk.out" &&
 		! grep -q "Non-2xx\|Socket errors" "$TB_TMP/wrk.out"
@@ -264,35 +265,6 @@ wl_sockperf() {
 		> "$TB_TMP/sockperf.out" 2>&1 || return 1
 	grep -E "Summary|SentMessages|ReceivedMessages" "$TB_TMP/sockperf.out" | sed 's/^/    sockperf| /'
 	grep -q "Summary" "$TB_TMP/sockperf.out"
-}
-
-# wl_pgbench: PostgreSQL (a fresh cluster, trust authentication) on B;
-# pgbench from A loads its tables (scale 1: 100 000 rows by COPY) and
-# runs four clients on two threads, 50 transactions each; then the
-# server stops, so that its connections end while recorded.
-wl_pgbench() {
-	local d=$TB_TMP/pg bin rc
-
-	bin=$(ls -d /usr/lib/postgresql/*/bin | tail -1)
-	chmod 755 "$TB_TMP"
-	mkdir -p "$d"
-	chown postgres "$d"
-	ip netns exec "$B" runuser -u postgres -- "$bin/initdb" -D "$d/data" --auth=trust \
-		-U postgres > "$TB_TMP/initdb.out" 2>&1 || { tail -5 "$TB_TMP/initdb.out"; return 1; }
-	ip netns exec "$B" runuser -u postgres -- "$bin/pg_ctl" -D "$d/data" -l "$d/log" -w \
-		-o "-c listen_addresses=$B_IP -c unix_socket_directories=$d -p 5432" start \
-		> /dev/null || { tail -5 "$d/log"; return 1; }
-	ip netns exec "$A" pgbench -h "$B_IP" -U postgres -i -s 1 postgres \
-		> "$TB_TMP/pgbench.out" 2>&1 &&
-	ip netns exec "$A" pgbench -h "$B_IP" -U postgres -c 4 -j 2 -t 50 postgres \
-		>> "$TB_TMP/pgbench.out" 2>&1
-	rc=$?
-	ip netns exec "$B" runuser -u postgres -- "$bin/pg_ctl" -D "$d/data" -m fast -w stop \
-		> /dev/null
-	grep -E "^number of transactions actually processed|^done in" "$TB_TMP/pgbench.out" |
-		sed 's/^/    pgbench| /'
-	[ $rc -eq 0 ] &&
-		grep -q "^number of transactions actually processed: 200/200" "$TB_TMP/pgbench.out"
 }
 
 # wl_scp: OpenSSH's sshd on B (a host key and a client key of its own,
