@@ -9,6 +9,7 @@
 #   make check      set-up + every test: unit, bats, lint, VM suite (KUnit, netns)
 #   make check-debug the VM suite on the debug kernel (KASAN, lockdep, kmemleak)
 #   make check-debug-ci  its fixed part (tests/check.sh --debug vm-debug)
+#   make check-apps      every real-application scenario (tests/apps)
 #   make demo       set-up + the testbed demo
 #   make install    bin/deter to $(PREFIX)/bin, deter.ko to KDIR's module dir
 #   make deps       install the Debian packages the above need
@@ -57,7 +58,7 @@ TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
 # KDIR: a prepared 6.12 tree with patches/ applied; default the testbed kernel.
 KDIR ?= $(shell testbed/kernel.sh tree 2>/dev/null)
 
-.PHONY: all deps kernel kmod kmod-debug unit check check-debug check-debug-ci demo bench install clean lint
+.PHONY: all deps kernel kmod kmod-debug unit check check-apps check-debug check-debug-ci demo bench install clean lint
 
 all: bin/deter
 
@@ -132,6 +133,12 @@ check-debug: deps
 	$(MAKE) kernel FLAVOUR=debug
 	$(MAKE) kmod-debug
 	tests/check.sh --debug vm vm2 vm-traced
+
+check-apps: deps
+	$(MAKE) all unit
+	$(MAKE) kernel
+	$(MAKE) kmod
+	tests/check.sh vm-apps-all
 
 check-debug-ci: deps
 	$(MAKE) all unit

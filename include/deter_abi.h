@@ -654,6 +654,13 @@ enum deter_abi_host {
 	DETER_HOST_CACHED_SSTHRESH,
 	DETER_HOST_CACHED_REORDERING,
 	DETER_HOST_CACHED_RTT,
+	/*
+	 * An active end's connect() waited for the handshake, at its first
+	 * wait (one that timed out is DETER_HOST_TIMEOUT): the replay's
+	 * connect() blocks where this is logged and does not where it is
+	 * not, so that both take the lock turns the original's did.
+	 */
+	DETER_HOST_CONNECT_WAIT,
 	DETER_HOST_MAX,
 };
 

@@ -135,6 +135,9 @@ struct deter_sock {
 	u32 pf_same;
 	bool pf_seen;			/* a refill was logged */
 	bool unseen_calls;		/* MISSING CALLS was logged */
+	/* under the socket lock: a locked socket call reached deter */
+	bool called;
+	bool connect_waited;		/* connect()'s first wait was seen */
 	/* owner only: read calls under way; copied_seq after the last */
 	bool rd_known;
 	u16 rd_open;
@@ -190,6 +193,19 @@ struct deter_sock {
 
 	struct rcu_head rcu;
 };
+
+/*
+ * Whether a wait that ends now (DETER_VAL_WAIT_LEFT) is an active end's
+ * connect() waiting for the handshake for the first time: no socket call
+ * came before it. Record and replay both ask, at the same points.
+ */
+static inline bool deter_conn_connect_wait(struct deter_sock *ds)
+{
+	if (ds->child || ds->called || ds->connect_waited)
+		return false;
+	ds->connect_waited = true;
+	return true;
+}
 
 /* The lock kind (DETER_LOCK_*) a lock site logs and replays as. */
 extern const u8 deter_conn_site_lock[DETER_SITE_MAX];

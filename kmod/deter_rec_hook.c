@@ -358,6 +358,8 @@ void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 
 	if (!ds || WARN_ON_ONCE(call >= DETER_CALL_MAX))
 		return;
+	if (call != DETER_CALL_RECV_ERRQUEUE)
+		ds->called = true;
 	if (deter_rec_is_read(call) || call == DETER_CALL_SHUTDOWN ||
 	    call == DETER_CALL_CLOSE)
 		deter_rec_reads_seen(ds, sk);

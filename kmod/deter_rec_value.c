@@ -380,6 +380,12 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 			       (u64)DETER_HOST_XMIT << 32 | (u32)val);
 		break;
 	case DETER_VAL_WAIT_LEFT:
+		if (deter_conn_connect_wait(ds)) {
+			deter_rec_rare(ds, DETER_V_HOST, &ds->host_run,
+				       (u64)(val ? DETER_HOST_CONNECT_WAIT :
+					     DETER_HOST_TIMEOUT) << 32);
+			break;
+		}
 		deter_rec_rare(ds, DETER_V_HOST, &ds->host_run,
 			       val ? 0 : (u64)DETER_HOST_TIMEOUT << 32);
 		break;

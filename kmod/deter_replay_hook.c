@@ -483,6 +483,7 @@ bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 	/* Unlocked; the script has none of them (replay_script_build()). */
 	if (call == DETER_CALL_RECV_ERRQUEUE)
 		return true;
+	rpl->ds->called = true;
 	spin_lock_bh(&rpl->lock);
 	for (i = rpl->call; (e = deter_rpl_at(rpl, i)); i++)
 		if (e->type == DETER_EV_CALL)

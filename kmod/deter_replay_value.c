@@ -133,6 +133,7 @@ static const char *const deter_rpl_host_names[DETER_HOST_MAX] = {
 	[DETER_HOST_CACHED_SSTHRESH] = "cached ssthresh",
 	[DETER_HOST_CACHED_REORDERING] = "cached reordering",
 	[DETER_HOST_CACHED_RTT] = "cached rtt",
+	[DETER_HOST_CONNECT_WAIT] = "connect()'s wait",
 };
 
 static const char *const deter_rpl_mem_names[DETER_MEM_MAX] = {
@@ -176,6 +177,32 @@ static bool deter_rpl_host(struct deter_rpl *rpl, unsigned int kind, u64 *answer
 		return false;
 	if (answer)
 		*answer = (u32)b;
+	return true;
+}
+
+/*
+ * connect()'s first wait for the handshake, with *@val the time left: the
+ * log has it as DETER_HOST_CONNECT_WAIT, or DETER_HOST_TIMEOUT where it
+ * timed out; a connect() that did not wait in the original has neither.
+ */
+static bool deter_rpl_connect_wait(struct deter_rpl *rpl, u64 *val)
+{
+	u64 b = 0;
+
+	if (!deter_rpl_rare(rpl, &rpl->host, DETER_V_HOST, &rpl->ds->host_run, &b)) {
+		spin_lock_bh(&rpl->lock);
+		deter_rpl_diverge(rpl, "connect() waited where the original's did not");
+		spin_unlock_bh(&rpl->lock);
+	} else if (b >> 32 == DETER_HOST_TIMEOUT) {
+		*val = 0;
+	} else if (b >> 32 != DETER_HOST_CONNECT_WAIT) {
+		spin_lock_bh(&rpl->lock);
+		deter_rpl_diverge(rpl, "%s logged where the replay has connect()'s wait",
+				  deter_rpl_host_names[(b >> 32) % DETER_HOST_MAX]);
+		spin_unlock_bh(&rpl->lock);
+	} else if (!*val) {
+		*val = MAX_SCHEDULE_TIMEOUT;
+	}
 	return true;
 }
 
@@ -448,6 +475,8 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		 * this call take the lock again, and times out where the
 		 * original's did.
 		 */
+		if (deter_conn_connect_wait(rpl->ds))
+			return deter_rpl_connect_wait(rpl, val);
 		if (deter_rpl_host(rpl, DETER_HOST_TIMEOUT, NULL))
 			*val = 0;
 		else if (!*val)

@@ -69,8 +69,9 @@ static const char *const rec_net_names[DETER_NET_MAX] = {
 	"gap", "late", "ce", "icmp",
 };
 
-/* What the metrics cache gave, VALUE HOST from DETER_HOST_CACHED_CWND_CLAMP. */
-static const char *const rec_cached_names[DETER_HOST_MAX - DETER_HOST_CACHED_CWND_CLAMP] = {
+/* What the metrics cache gave, VALUE HOST DETER_HOST_CACHED_CWND_CLAMP on. */
+#define REC_CACHED_KINDS (DETER_HOST_CACHED_RTT + 1 - DETER_HOST_CACHED_CWND_CLAMP)
+static const char *const rec_cached_names[REC_CACHED_KINDS] = {
 	"cwnd clamp", "ssthresh", "reordering", "rtt",
 };
 
@@ -346,6 +347,9 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		else if (e->sub == DETER_V_HOST && e->b >> 32 == DETER_HOST_NOSPACE)
 			printf(json ? ",\"answer\":\"send buffer full\",\"now\":%u" :
 				      ": send buffer marked full now %u", (unsigned int)(e->b & 1));
+		else if (e->sub == DETER_V_HOST && e->b >> 32 == DETER_HOST_CONNECT_WAIT)
+			printf(json ? ",\"answer\":\"connect waited\"" :
+				      ": connect() waits for the handshake");
 		else if (e->sub == DETER_V_HOST && e->b >> 32 >= DETER_HOST_CACHED_CWND_CLAMP)
 			rec_show_cached(e->b, json);
 		else if (e->sub == DETER_V_HOST && e->b >> 32 == DETER_HOST_SIGNAL)

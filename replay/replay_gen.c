@@ -25,8 +25,10 @@
  * start in their page, and whether they go on from the last spliced
  * send's in the same page (DETER_SPLICE_*), decide how TCP merges and
  * splits them: the thread takes them from the memfd where
- * they lie so, after its last send's bytes, or from a page of their own,
- * dropping what a send cut short left in the pipe. (A send whose pages
+ * they lie so, after its last send's bytes, or from a page of their own.
+ * What a send cut short left in the pipe is dropped, and the next send
+ * starts again from the first byte not sent, as sendfile() does (a
+ * nonblocking socket's, each time its send buffer fills). (A send whose pages
  * deter.ko did not see, DETER_SPLICE_KNOWN clear, takes the bytes after
  * its last send's, as one file sent front to back from a page boundary.)
  *
@@ -40,10 +42,14 @@
  * threads: a log whose threads read so at once would diverge). The
  * pipe is emptied after the call.
  *
- * One generator thread per recorded thread, all started at once: the
- * order between threads is not ours to decide. deter.ko holds each call
- * until its turn in the recorded lock order, so the generator needs no
- * ordering of its own beyond each thread's program order.
+ * One generator thread per recorded thread, all started at once. deter.ko
+ * holds each call until the application's next turn in the recorded lock
+ * order, but any thread's call may take that turn: between threads the
+ * generator keeps the log's order itself (replay_gen_turn()). A call
+ * starts once every other thread's calls logged before it have started,
+ * and those that returned (or shut down, or closed) before it have
+ * returned here too: a process's exit closing a socket its workers used,
+ * or a thread handing a connection to another, replay in order.
  *
  * A return value that differs from the recorded one (bytes, or -errno)
  * is a divergence, reported at once: the thread stops, the others may
@@ -109,6 +115,11 @@ struct replay_gen_ctx {
 	uint64_t opt[DETER_CFG_MAX];	/* options as last set (0: never) */
 	pthread_mutex_t opt_lock;	/* serialises setting them */
 	pthread_mutex_t report_lock;	/* serialises report lines */
+	/* the order of calls between threads: replay_gen_turn() */
+	pthread_mutex_t turn_lock;
+	pthread_cond_t turn_cond;
+	struct replay_gen_worker *w;	/* the threads */
+	size_t nw;
 };
 
 struct replay_gen_worker {
@@ -122,6 +133,8 @@ struct replay_gen_worker {
 	off_t moff;		/* where the next bytes come from in ctx->mfd */
 	int rpipe[2];		/* splice reads fill it; -1 until the first */
 	unsigned int rslots;	/* its size, buffers */
+	/* under ctx->turn_lock: its calls started, and returned */
+	size_t started, returned;
 };
 
 /* The memfd spliced sends cycle through: a multiple of the page size. */
@@ -382,6 +395,25 @@ static size_t replay_gen_splice_at(const struct replay_gen_ctx *ctx, uint64_t pa
 }
 
 /*
+ * Drop the bytes left in @w's send pipe, and take the memfd's offset back
+ * to the first of them. Return: 0, or -1 with errno set.
+ */
+static int replay_gen_unsplice(struct replay_gen_worker *w)
+{
+	struct replay_gen_ctx *ctx = w->ctx;
+	uint8_t drop[REPLAY_GEN_PAGE];
+	ssize_t n;
+
+	w->moff = ((size_t)w->moff + ctx->mlen - w->inpipe) % ctx->mlen;
+	for (; w->inpipe; w->inpipe -= n) {
+		n = read(w->pipe[0], drop, w->inpipe < sizeof(drop) ? w->inpipe : sizeof(drop));
+		if (n <= 0)
+			return n ? -1 : (errno = EIO, -1);
+	}
+	return 0;
+}
+
+/*
  * A spliced send of @c->arg bytes: top the pipe up to that many from the
  * memfd, from where the logged pages say, then one splice() to the
  * socket. Return: as send() would.
@@ -389,7 +421,7 @@ static size_t replay_gen_splice_at(const struct replay_gen_ctx *ctx, uint64_t pa
 static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct replay_call *c)
 {
 	struct replay_gen_ctx *ctx = w->ctx;
-	uint8_t drop[REPLAY_GEN_PAGE];
+	int fl, nb, e;
 	size_t at, next;
 	ssize_t n;
 	size_t k;
@@ -398,12 +430,8 @@ static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct repla
 	next = ((size_t)w->moff + ctx->mlen - w->inpipe) % ctx->mlen;
 	at = replay_gen_splice_at(ctx, c->pages, next);
 	if (at != next) {
-		for (; w->inpipe; w->inpipe -= n) {
-			n = read(w->pipe[0], drop, w->inpipe < sizeof(drop) ?
-				 w->inpipe : sizeof(drop));
-			if (n <= 0)
-				return n ? -1 : (errno = EIO, -1);
-		}
+		if (replay_gen_unsplice(w))
+			return -1;
 		w->moff = at;
 	}
 	while (w->inpipe < c->arg) {
@@ -418,10 +446,30 @@ static ssize_t replay_gen_splice(struct replay_gen_worker *w, const struct repla
 		if ((size_t)w->moff == ctx->mlen)
 			w->moff = 0;
 	}
+	/*
+	 * A splice to a socket waits for send space unless the socket is
+	 * nonblocking (splice_to_socket()): as the original's was, where the
+	 * log has MSG_DONTWAIT.
+	 */
+	nb = !!(c->flags & MSG_DONTWAIT);
+	fl = fcntl(ctx->fd, F_GETFL);
+	if (fl < 0 || (!!(fl & O_NONBLOCK) != nb && fcntl(ctx->fd, F_SETFL, fl ^ O_NONBLOCK)))
+		return -1;
 	n = splice(w->pipe[0], NULL, ctx->fd, NULL, c->arg,
 		   c->flags & MSG_MORE ? SPLICE_F_MORE : 0);
+	e = errno;
+	if (!!(fl & O_NONBLOCK) != nb && fcntl(ctx->fd, F_SETFL, fl))
+		return -1;
 	if (n > 0)
 		w->inpipe -= n;
+	/*
+	 * What a nonblocking send left, sendfile() leaves in the file: its
+	 * next call starts again from the first byte not sent, in pages laid
+	 * out from there. So does the next call here.
+	 */
+	if (w->inpipe && replay_gen_unsplice(w))
+		return -1;
+	errno = e;
 	return n;
 }
 
@@ -522,6 +570,71 @@ static int replay_gen_pipe(struct replay_gen_worker *w)
 	return 0;
 }
 
+/*
+ * Whether thread @o is far enough for a call logged at @seq to start:
+ * its calls logged before @seq started, and those of them that returned
+ * before @seq in the log (shutdown and close: that ended) returned here.
+ */
+static int replay_gen_passed(const struct replay_gen_worker *o, uint32_t seq)
+{
+	const struct replay_thread *t = o->t;
+	size_t lo = 0, hi = t->ncalls, j;
+
+	while (lo < hi) {			/* its calls logged before @seq */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->calls[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (o->started < lo)
+		return 0;
+	for (j = lo; j > o->returned; j--) {
+		const struct replay_call *c = &t->calls[j - 1];
+
+		if ((c->done_seq && c->done_seq < seq) || c->call == DETER_ABI_CALL_SHUTDOWN ||
+		    c->call == DETER_ABI_CALL_CLOSE)
+			return 0;
+	}
+	return 1;
+}
+
+/* Wait until call @c of @w may start (see the top), and mark it started. */
+static void replay_gen_turn(struct replay_gen_worker *w, const struct replay_call *c)
+{
+	struct replay_gen_ctx *ctx = w->ctx;
+	size_t i;
+
+	pthread_mutex_lock(&ctx->turn_lock);
+	for (i = 0; i < ctx->nw;) {
+		if (&ctx->w[i] == w || replay_gen_passed(&ctx->w[i], c->seq)) {
+			i++;
+			continue;
+		}
+		pthread_cond_wait(&ctx->turn_cond, &ctx->turn_lock);
+		i = 0;
+	}
+	w->started++;
+	pthread_mutex_unlock(&ctx->turn_lock);
+}
+
+/* @w's calls returned: @n more, or all of them (@n 0: it stopped). */
+static void replay_gen_returned(struct replay_gen_worker *w, size_t n)
+{
+	struct replay_gen_ctx *ctx = w->ctx;
+
+	pthread_mutex_lock(&ctx->turn_lock);
+	if (n) {
+		w->returned += n;
+	} else {
+		w->started = w->t->ncalls;
+		w->returned = w->t->ncalls;
+	}
+	pthread_cond_broadcast(&ctx->turn_cond);
+	pthread_mutex_unlock(&ctx->turn_lock);
+}
+
 static void *replay_gen_thread(void *arg)
 {
 	struct replay_gen_worker *w = arg;
@@ -541,10 +654,12 @@ static void *replay_gen_thread(void *arg)
 	if (rbuf == MAP_FAILED) {
 		replay_gen_report(ctx, 'E', "thread %u: %zu-byte receive buffer: %s",
 				  w->t->tid, rlen, strerror(errno));
+		replay_gen_returned(w, 0);
 		w->ret = 1;
 		return NULL;
 	}
 	if (replay_gen_pipe(w)) {
+		replay_gen_returned(w, 0);
 		munmap(rbuf, rlen);
 		w->ret = 1;
 		return NULL;
@@ -552,6 +667,7 @@ static void *replay_gen_thread(void *arg)
 	for (i = 0; i < w->t->ncalls; i++) {
 		const struct replay_call *c = &w->t->calls[i];
 
+		replay_gen_turn(w, c);
 		if (replay_gen_config(ctx, c)) {
 			w->ret = 1;
 			break;
@@ -585,6 +701,7 @@ static void *replay_gen_thread(void *arg)
 			break;
 		}
 		got = r < 0 ? -errno : r;
+		replay_gen_returned(w, 1);
 		if (c->done_seq && got != c->ret) {
 			if (got < 0)
 				snprintf(gots, sizeof(gots), "%lld (%s)", (long long)got,
@@ -605,6 +722,12 @@ static void *replay_gen_thread(void *arg)
 			w->ret = 1;
 			break;
 		}
+		/*
+		 * shutdown() of a socket TCP already closed (a reset came)
+		 * shuts it down and says ENOTCONN; the log has no return.
+		 */
+		if (c->call == DETER_ABI_CALL_SHUTDOWN && got == -ENOTCONN)
+			continue;
 		if (!c->done_seq && got < 0) {
 			replay_gen_report(ctx, 'D', "event %u: %s failed: %s", c->seq,
 					  replay_call_name(c->call), strerror(-got));
@@ -612,6 +735,7 @@ static void *replay_gen_thread(void *arg)
 			break;
 		}
 	}
+	replay_gen_returned(w, 0);
 	munmap(rbuf, rlen);
 	if (w->pipe[0] >= 0) {
 		close(w->pipe[0]);
@@ -633,6 +757,20 @@ static int replay_gen_setbuf(struct replay_gen_ctx *ctx, int fd, int opt,
 	if (!bytes || !setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val)))
 		return 0;
 	replay_gen_report(ctx, 'E', "%s %d: %s", name, val, strerror(errno));
+	return -1;
+}
+
+/*
+ * O_NONBLOCK on @fd or off: the calls carry the logged MSG_DONTWAIT
+ * themselves. Return: 0, or -1 after reporting E.
+ */
+static int replay_gen_nonblock(struct replay_gen_ctx *ctx, int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0 && !fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK))
+		return 0;
+	replay_gen_report(ctx, 'E', "O_NONBLOCK: %s", strerror(errno));
 	return -1;
 }
 
@@ -694,8 +832,13 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 		 * original's wait there, and deter.ko ended the replay's;
 		 * connect() again if the application or the kernel's restart
 		 * did (plan->connects), else go on to the calls, as the
-		 * handshake does. Only the log's signals end it.
+		 * handshake does. Only the log's signals end it. A connect()
+		 * that did not wait in the original (a nonblocking socket's)
+		 * does not here: EINPROGRESS, and the calls that follow take
+		 * their lock turns once the handshake is through, as logged.
 		 */
+		if (!cfg->plan->connect_waits && replay_gen_nonblock(ctx, fd, 1))
+			goto fail;
 		for (n = 1;; n++) {
 			e = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 			intr = e && (errno == REPLAY_GEN_ERESTARTSYS || errno == EINTR);
@@ -707,6 +850,8 @@ static int replay_gen_open(struct replay_gen_ctx *ctx)
 					  strerror(errno));
 			goto fail;
 		}
+		if (!cfg->plan->connect_waits && replay_gen_nonblock(ctx, fd, 0))
+			goto fail;
 		return fd;
 	}
 	if (listen(fd, REPLAY_GEN_BACKLOG)) {
@@ -767,6 +912,8 @@ int replay_gen_run(const struct replay_gen_cfg *cfg)
 
 	pthread_mutex_init(&ctx.report_lock, NULL);
 	pthread_mutex_init(&ctx.opt_lock, NULL);
+	pthread_mutex_init(&ctx.turn_lock, NULL);
+	pthread_cond_init(&ctx.turn_cond, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	w = calloc(cfg->plan->nthreads ? cfg->plan->nthreads : 1, sizeof(*w));
 	for (i = 0; w && i < cfg->plan->nthreads; i++)
@@ -784,6 +931,8 @@ int replay_gen_run(const struct replay_gen_cfg *cfg)
 		}
 	ctx.sbuf = mmap(NULL, ctx.slen, PROT_READ,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ctx.w = w;
+	ctx.nw = cfg->plan->nthreads;
 	if (ctx.sbuf == MAP_FAILED || !w) {
 		replay_gen_report(&ctx, 'E', "%zu-byte send buffer: %s", ctx.slen,
 				  strerror(errno));
@@ -797,10 +946,14 @@ int replay_gen_run(const struct replay_gen_cfg *cfg)
 	for (i = 0; i < cfg->plan->nthreads; i++) {
 		w[i].ctx = &ctx;
 		w[i].t = &cfg->plan->threads[i];
+	}
+	for (i = 0; i < cfg->plan->nthreads; i++) {
 		e = pthread_create(&w[i].thread, NULL, replay_gen_thread, &w[i]);
 		if (e) {
 			replay_gen_report(&ctx, 'E', "thread for tid %u: %s",
 					  w[i].t->tid, strerror(e));
+			for (j = i; j < cfg->plan->nthreads; j++)
+				replay_gen_returned(&w[j], 0);
 			break;
 		}
 		started++;

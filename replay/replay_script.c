@@ -514,6 +514,45 @@ static uint32_t replay_plan_connects(const struct rec_log *log)
 	return n;
 }
 
+/*
+ * Whether the active end's connect() waited for the handshake: its first
+ * wait, before any call, is logged (DETER_HOST_CONNECT_WAIT, or
+ * DETER_HOST_TIMEOUT where it timed out). One that did not (a
+ * nonblocking socket's) took one lock turn and returned EINPROGRESS.
+ */
+static int replay_plan_connect_waits(const struct rec_log *log)
+{
+	size_t i;
+
+	if (!(log->hdr.flags & DETER_CONN_ACTIVE))
+		return 0;
+	for (i = 0; i < log->nevs; i++) {
+		const struct rec_ev *e = &log->evs[i];
+
+		if (e->type == DETER_EV_CALL && e->sub != DETER_ABI_CALL_RECV_ERRQUEUE)
+			break;
+		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_HOST &&
+		    (e->b >> 32 == DETER_HOST_CONNECT_WAIT || e->b >> 32 == DETER_HOST_TIMEOUT))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The app lock turns of the first call, of the @pending the log has before
+ * it, its own included. A passive end's log starts with accept()'s turn,
+ * which the generator's accept() takes. An active end's starts after
+ * connect()'s first turn (deter.ko selects the connection at SYN_SENT);
+ * a connect() that waited takes one more each time it wakes, which the
+ * log does not tell from other calls' turns: 0, not known.
+ */
+static uint32_t replay_plan_first_locks(const struct rec_log *log, uint32_t pending)
+{
+	if (!(log->hdr.flags & DETER_CONN_ACTIVE))
+		return pending >= 2 ? pending - 1 : 0;
+	return replay_plan_connect_waits(log) ? 0 : pending;
+}
+
 /**
  * replay_plan_build() - the socket calls of one end, per recorded thread
  * @log: that end's log
@@ -619,7 +658,10 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		c->opt_at = opt_from;
 		c->nopts = plan->nopts - opt_from;
 		opt_from = plan->nopts;
-		c->locks = !first && !mixed ? pending : 0;
+		if (first)
+			c->locks = replay_plan_first_locks(log, pending);
+		else
+			c->locks = !mixed ? pending : 0;
 		pending = 0;
 		mixed = busy > 0;
 		/* Under way until its return (shutdown and close have none). */
@@ -634,6 +676,7 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		t->ncalls++;
 	}
 	plan->connects = replay_plan_connects(log);
+	plan->connect_waits = replay_plan_connect_waits(log);
 	/* Buffer sizes the app set itself, as the socket started with them. */
 	if (cfg[DETER_CFG_USERLOCKS] & DETER_LOCK_SNDBUF)
 		plan->sndbuf = cfg[DETER_CFG_SNDBUF];

@@ -40,8 +40,10 @@ struct replay_call {
 	uint32_t opt_at;	/* options to set first: plan->opts[opt_at] on */
 	uint32_t nopts;		/* how many */
 	/*
-	 * App lock turns since the previous call ended, its own included;
-	 * 0: not known (the first call, or another call was under way).
+	 * App lock turns since the previous call ended, its own included
+	 * (the first call: since accept()'s, or since connect() when it did
+	 * not wait); 0: not known (after a connect() that waited, or
+	 * another call was under way).
 	 * Those the options do not take are other socket calls deter does
 	 * not replay as such (getsockopt(), setsockopt() of an option it
 	 * does not record): the generator takes them with a call that does
@@ -77,6 +79,8 @@ struct replay_plan {
 	size_t nopts;
 	/* connect() calls the application made (active end): 1 + retries */
 	uint32_t connects;
+	/* the active end's connect() waited for the handshake */
+	int connect_waits;
 	/* the first read of the error queue that found a message, or 0 */
 	uint32_t errq_seq;
 	int64_t errq_ret;

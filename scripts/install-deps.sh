@@ -16,6 +16,9 @@ pkgs=(
 	# testbed VM and scenarios
 	qemu-system-x86 iproute2 nftables ethtool procps tcpdump tshark
 	iperf3 strace trace-cmd bats
+	# the real-application scenarios (tests/apps), run in the VM only
+	nginx-light wrk nghttp2-client curl memcached libmemcached-tools sockperf
+	openssh-server openssh-client
 )
 
 missing=()
@@ -31,5 +34,13 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# The servers among them are for the testbed VM: their packages must not
+# start them on this host (policy-rc.d 101: no service starts).
+prc=/usr/sbin/policy-rc.d
+if [ ! -e "$prc" ]; then
+	printf '#!/bin/sh\nexit 101\n' > "$prc"
+	chmod 755 "$prc"
+	trap 'rm -f "$prc"' EXIT
+fi
 apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

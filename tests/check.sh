@@ -7,7 +7,8 @@
 # scenario that never reported (tests/vm/harness.sh) each count as failed.
 #
 #   tests/check.sh [--debug] [unit] [fuzz] [bats] [lint] [vm] [vm2] [vm-traced]
-#                  [vm-debug] [vm-host]     (default: all groups but vm-debug)
+#                  [vm-debug] [vm-host] [vm-apps] [vm-apps-all]
+#                  (default: all groups but vm-debug and vm-apps-all)
 #
 # vm and vm2 each boot the testbed VM once: vm runs KUnit, the netns
 # scenarios and the first half of the replay scenarios, vm2 the rest, so
@@ -108,6 +109,13 @@ fuzz() {
 	fi
 }
 
+# The real-application scenarios: vm-apps runs the fixed CI part, those
+# that replay every connection (docs/testing.md), vm-apps-all (make
+# check-apps) all of them.
+mapfile -t apps_all < <(ls tests/apps/*.sh | grep -v '/lib\.sh$')
+apps_ci=(tests/apps/nginx_wrk.sh tests/apps/nginx_h2load.sh tests/apps/memcached.sh
+	 tests/apps/sockperf_pp.sh tests/apps/sockperf_tp_ecn.sh)
+
 # The replay scenarios, split in two halves for vm and vm2.
 mapfile -t netns < <(ls tests/netns/*.sh | grep -v '/lib\.sh$')
 mapfile -t replays < <(ls tests/replay/*.sh | grep -v -e '/lib\.sh$' -e '/traced\.sh$')
@@ -136,7 +144,7 @@ for i in "${!replays[@]}"; do
 done
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm vm2 vm-traced vm-host)
+[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm vm2 vm-traced vm-host vm-apps)
 start=$(date +%s)
 for g in "${groups[@]}"; do
 	case "$g" in
@@ -158,9 +166,15 @@ for g in "${groups[@]}"; do
 	vm-debug) group vm-debug "${vmrun[@]}" --timeout "$vm_timeout" -- tests/vm/suite \
 		"${netns[@]}" "${debug_replays[@]}"
 		  ran_all vm-debug "${netns[@]}" "${debug_replays[@]}" ;;
+	vm-apps) group vm-apps "${vmrun[@]}" --timeout "$vm_timeout" -- tests/vm/suite \
+		--no-kunit "${apps_ci[@]}"
+		 ran_all vm-apps "${apps_ci[@]}" ;;
+	vm-apps-all) group vm-apps-all "${vmrun[@]}" --timeout $((vm_timeout * 2)) -- \
+		tests/vm/suite --no-kunit "${apps_all[@]}"
+		     ran_all vm-apps-all "${apps_all[@]}" ;;
 	# deter replay --vm from this host: records in one VM, replays in another.
 	vm-host) group vm-host tests/vm/replay_vm.sh ;;
-	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm2, vm-traced, vm-debug, vm-host)" >&2; exit 2 ;;
+	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm2, vm-traced, vm-debug, vm-host, vm-apps, vm-apps-all)" >&2; exit 2 ;;
 	esac
 done
 if [ -s "$out/failures" ]; then

@@ -97,14 +97,22 @@ hdrseq_tt() {
 }
 
 # hdrseq_read PCAP FILTER AWK-ARGS...: one line per packet of PCAP
-# (tcpdump -v's two joined), handed to awk with AWK-ARGS.
+# (tcpdump -v's IP and TCP lines joined; the lines it decodes from the
+# payload, an application protocol's, left out), handed to awk with
+# AWK-ARGS.
 hdrseq_read() {
 	tcpdump -r "$1" -nn -S -v -tt ${2:+"$2"} 2>/dev/null |
-		paste -d ' ' - - | awk "${@:3}"
+		awk '/^[0-9]+\.[0-9]+ / { if (p != "") print p; p = $0; n = 0; next }
+		     n++ == 0 { p = p " " $0 }
+		     END { if (p != "") print p }' | awk "${@:3}"
 }
 
 # The filter behind hdrseq_tt: one awk (each exec is slow in the VM).
+# What tcpdump decodes of the payload (": HTTP, length: 1448") goes: the
+# replay's payload is zeros.
 HDRSEQ_AWK='{
+	if (match($0, /, length [0-9]+: /))
+		$0 = substr($0, 1, RSTART + RLENGTH - 3)
 	sub(/ttl [0-9]*, /, "")
 	gsub(/, cksum 0x[0-9a-f]* \([a-z]*\)/, "")
 	gsub(/ \(correct\)/, "")
@@ -241,7 +249,7 @@ diverged_context() {
 	[ -n "$n" ] || return 0
 	DIVERGED_SHOWN=1
 	id=$ID
-	[ "$end" = passive ] && id=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+	[ "$end" = passive ] && id=$(log_id "$B_IP:${SERVER_PORT:-5201}" "$A_IP:${CLIENT_PORT:-[0-9]*}")
 	echo "    the $end end's log (deter show $id), events $((n - 12)) to $((n + 3)):"
 	"$DETER" show -d "$LOGS" "$id" |
 		awk -v lo=$((n - 12)) -v hi=$((n + 3)) '$1 ~ /^[0-9]+$/ && $1 >= lo && $1 <= hi { print "    | " $0 }'

@@ -273,7 +273,7 @@ static void test_samples(void)
 	ev[1].b = (uint64_t)DETER_HOST_MAX << 32;
 	UNIT_CHECK(rec_log_encode(ev, 2, NULL, &buf, &len, &err) == 0);
 	UNIT_CHECK(rec_log_decode(buf, len, 2, &log, &err) != 0);
-	UNIT_CHECK(err && strstr(err, "unknown host answer 8"));
+	UNIT_CHECK(err && strstr(err, "unknown host answer 9"));
 	free(err);
 	free(buf);
 	free(log.evs);

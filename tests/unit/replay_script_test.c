@@ -187,6 +187,53 @@ static void test_plan_locks(void)
 }
 
 /*
+ * The first call's lock turns: a passive end's log starts with accept()'s,
+ * an active end's after connect()'s first; after a connect() that waited
+ * (logged at its first wait) they are not known.
+ */
+static void test_plan_first_locks(void)
+{
+#define APP(s) { .seq = (s), .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP }
+	struct rec_ev evs[] = {
+		APP(1), APP(2), APP(3),
+		{ .seq = 4, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_RECVMSG, .a = 10, .b = 7 },
+	};
+	struct rec_ev waited[] = {
+		{ .seq = 1, .type = DETER_EV_VALUE, .sub = DETER_V_HOST,
+		  .b = (uint64_t)DETER_HOST_CONNECT_WAIT << 32 },
+		APP(2), APP(3),
+		{ .seq = 4, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG, .a = 10, .b = 7 },
+	};
+#undef APP
+	struct rec_log log = { .evs = evs, .nevs = ARRAY_SIZE(evs) };
+	struct replay_plan plan;
+	char *err = NULL;
+
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].locks, 2);	/* passive: less accept()'s */
+	UNIT_CHECK_EQ(plan.connect_waits, 0);
+	replay_plan_free(&plan);
+
+	log.hdr.flags = DETER_CONN_ACTIVE;
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].locks, 3);	/* a nonblocking connect() */
+	UNIT_CHECK_EQ(plan.connect_waits, 0);
+	replay_plan_free(&plan);
+
+	log.evs = waited;
+	log.nevs = ARRAY_SIZE(waited);
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.threads[0].calls[0].locks, 0);
+	UNIT_CHECK_EQ(plan.connect_waits, 1);
+	replay_plan_free(&plan);
+
+	waited[0].b = (uint64_t)DETER_HOST_TIMEOUT << 32;
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.connect_waits, 1);
+	replay_plan_free(&plan);
+}
+
+/*
  * connect() calls: one, and one more after each that signals ended when
  * the application's next lock turn was not a call's (patch 0018).
  */
@@ -583,6 +630,7 @@ int main(void)
 	UNIT_RUN(test_plan);
 	UNIT_RUN(test_plan_opts);
 	UNIT_RUN(test_plan_locks);
+	UNIT_RUN(test_plan_first_locks);
 	UNIT_RUN(test_plan_connects);
 	UNIT_RUN(test_plan_orphan_return);
 	UNIT_RUN(test_arrivals);
