@@ -485,7 +485,9 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 	for (e = 0; e < REPLAY_END_MAX; e++)
 		replay_child_kill(&r->gen[e]);
 	if (ctx->o.keep && last) {
-		if (r->net.host[0].made)
+		if (r->net.host[0].made && r->net.local)
+			deter_warn("kept namespace %s", r->net.host[0].ns);
+		else if (r->net.host[0].made)
 			deter_warn("kept namespaces %s and %s",
 				   r->net.host[0].ns, r->net.host[1].ns);
 		if (replay_net_restore_host(&r->net, &err))
