@@ -37,6 +37,14 @@
  *   |   other tcp dropped; then CORR_CE_MARK -> CE                    |
  *   +-----------------------------------------------------------------+
  *
+ * Without a drop, late arrival or CE mark in either log (net->direct,
+ * lo's usual case), there are no queues and no correctors: lo delivers
+ * each segment as it did when recorded, in the sender's transmit (the
+ * softirq its local_bh_enable() runs), before the sender goes on. A
+ * corrector would deliver it later, after the sender perhaps freed its
+ * copy of the segment before (an ACK), and the receiver would coalesce
+ * into an skb no longer shared where the original could not.
+ *
  * Both ends share the namespace's sysctls and route: logs that want
  * different ones, or route metrics (on the local route), are refused.
  *
@@ -410,7 +418,7 @@ static int replay_net_local_host(struct replay_net *net, char **err)
 		 ipa, a->port, a->queue, ipb, b->port, b->queue, CORR_CE_MARK);
 	if (replay_net_run(a->ns, (char *const[]){ "ip", "-batch", "-", NULL }, batch, err) ||
 	    replay_net_run(a->ns, argv, NULL, err) ||
-	    REPLAY_RUN(a->ns, err, "nft", rules))
+	    (!net->direct && REPLAY_RUN(a->ns, err, "nft", rules)))
 		return -1;
 	return replay_net_ethtool(a->ns, "lo", a->offload, err);
 }
@@ -615,7 +623,7 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 {
 	const struct deter_log_header *hdr[2] = { &log[0]->hdr, &log[1]->hdr };
 	char ip[INET_ADDRSTRLEN], batch[512];
-	int i;
+	int i, corrected = 0;
 
 	memset(net, 0, sizeof(*net));
 	net->lock = -1;
@@ -632,7 +640,9 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 		h->queue = REPLAY_NET_QUEUE + i;
 		net->local |= !!(h->offload & DETER_OFFLOAD_LOOPBACK) ||
 			      replay_net_loopback(h->addr) || h->addr == h->peer;
+		corrected |= hdr[i]->drops || hdr[i]->reorders || hdr[i]->ce_marks;
 	}
+	net->direct = net->local && !corrected;
 	for (i = 0; i < 2; i++) {
 		struct replay_host *h = &net->host[i];
 

@@ -53,6 +53,7 @@ struct replay_global {
 struct replay_net {
 	struct replay_host host[2];	/* [0] active end, [1] passive end */
 	int local;			/* 1: both ends on one host, over lo */
+	int direct;			/* 1: local, no drop, late or CE arrival: no corrector */
 	struct replay_global set[1 + DETER_PARAMS];
 	int nset;			/* settings changed, */
 	int lock;			/* under this flock()ed file, or -1 */
