@@ -416,7 +416,11 @@ enum deter_sysctl {
 #define DETER_OFFLOAD_GSO	0x2
 #define DETER_OFFLOAD_GRO	0x4
 #define DETER_OFFLOAD_KNOWN	0x8	/* the route had a device */
-/* The route's MTU (dst_mtu()), which the MSS TCP offers and uses follow. */
+#define DETER_OFFLOAD_LOOPBACK	0x10	/* that device is lo: both ends on one host */
+/*
+ * The route's MTU (dst_mtu()), which the MSS TCP offers and uses follow;
+ * at most IP_MAX_MTU, 65535 (lo's 65536 reads as that).
+ */
 #define DETER_OFFLOAD_MTU(a)	((unsigned int)((__u64)(a) >> 32) & 0xffff)
 
 /* DETER_CFG_USERLOCKS bits (sk_userlocks): no autotuning of that buffer. */

@@ -429,18 +429,20 @@ static u64 deter_rec_offload(const struct sock *sk)
 {
 	const struct dst_entry *dst;
 	netdev_features_t f = 0;
-	u64 mtu = 0;
+	u64 mtu = 0, lo = 0;
 
 	rcu_read_lock();
 	dst = __sk_dst_get((struct sock *)sk);
 	if (dst && dst_dev_rcu(dst)) {
 		f = READ_ONCE(dst_dev_rcu(dst)->features);
 		mtu = dst_mtu(dst) & 0xffff;
+		if (dst_dev_rcu(dst)->flags & IFF_LOOPBACK)
+			lo = DETER_OFFLOAD_LOOPBACK;
 	}
 	rcu_read_unlock();
 	if (!dst)
 		return 0;
-	return DETER_OFFLOAD_KNOWN | mtu << 32 |
+	return DETER_OFFLOAD_KNOWN | lo | mtu << 32 |
 	       (f & NETIF_F_TSO ? DETER_OFFLOAD_TSO : 0) |
 	       (f & NETIF_F_GSO ? DETER_OFFLOAD_GSO : 0) |
 	       (f & NETIF_F_GRO ? DETER_OFFLOAD_GRO : 0);

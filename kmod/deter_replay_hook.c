@@ -380,8 +380,11 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	 * Unshare it as a forwarding hop's skb_cow() does, so that its
 	 * truesize, tailroom and whether TCP may steal its head (receive
 	 * buffer charge, coalescing, scaling_ratio) come out as they did.
+	 * Over lo (both ends on one host, then as now) the receiver got the
+	 * sender's clone itself: left as it is.
 	 */
-	if (skb_cloned(skb) && pskb_expand_head(skb, 0, 0, GFP_ATOMIC)) {
+	if (skb_cloned(skb) && !(skb->dev && skb->dev->flags & IFF_LOOPBACK) &&
+	    pskb_expand_head(skb, 0, 0, GFP_ATOMIC)) {
 		spin_lock(&rpl->lock);
 		deter_rpl_diverge(rpl, "no memory to unshare a received segment");
 		deter_rpl_kick(rpl, 0);

@@ -303,6 +303,8 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			       e->a & DETER_OFFLOAD_GRO ? "on" : "off");
 			if (DETER_OFFLOAD_MTU(e->a))
 				printf(", mtu %u", DETER_OFFLOAD_MTU(e->a));
+			if (e->a & DETER_OFFLOAD_LOOPBACK)
+				printf(", over lo");
 			printf("\n");
 			break;
 		}

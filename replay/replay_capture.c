@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A replay run's captures: tcpdump on each host's veth end (--pcap) and
- * trace-cmd record around the whole run (--trace).
+ * trace-cmd record around the whole run (--trace). Where both ends share
+ * one host (a connection over lo), each end's capture on lo keeps the
+ * packets that end sent.
  *
  *   start (before deter.ko is armed):
- *     tcpdump -i DEV -s 128 --immediate-mode -U -w PATH tcp   in host a, b
+ *     tcpdump -i DEV -s 128 --immediate-mode -U -w PATH FILTER   in host a, b
+ *       (FILTER: tcp; over lo, tcp and src host ADDR and src port PORT)
  *     stdbuf -oL trace-cmd record -o PATH ARGS...              in the host
  *   each ready once it says so ("listening on", "Hit Ctrl^C")
  *
@@ -61,7 +64,7 @@ int replay_capture_dump_start(struct replay_capture *cap, int e,
 	if (replay_proc_start(&cap->dump[e], what, h->ns,
 			      (char *const[]){ "tcpdump", "-i", (char *)h->dev, "-s", "128",
 					       "--immediate-mode", "-U", "-n", "-w",
-					       cap->dump_path[e], "tcp", NULL },
+					       cap->dump_path[e], (char *)h->filter, NULL },
 			      "listening on", REPLAY_DUMP_MS, &err))
 		return deter_fail_err(&err);
 	if (verbose)

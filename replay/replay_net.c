@@ -24,6 +24,30 @@
  * delivered uncorrected); the next chain sets ECN to CE in the IP header
  * of those the corrector accepted with CORR_CE_MARK, as a switch does.
  *
+ * A connection whose route went out of lo (the logs' CONFIG OFFLOAD says
+ * so, or both ends have one address, or one is 127.0.0.0/8) had both ends
+ * on one host, in one namespace: it replays on one host too, over lo,
+ * which segments, checksums, sizes (truesize) and hands over packets as
+ * it did, and gives the sender's IP IDs unchanged:
+ *
+ *                       dtr-<pid>-l (both ends)
+ *   +-----------------------------------------------------------------+
+ *   | lo up, MTU and offloads as logged, A/32 and B/32 unless 127/8   |
+ *   | prerouting: tcp to A:port a -> queue 0, to B:port b -> queue 1  |
+ *   |   other tcp dropped; then CORR_CE_MARK -> CE                    |
+ *   +-----------------------------------------------------------------+
+ *
+ * Without a drop, late arrival or CE mark in either log (net->direct,
+ * lo's usual case), there are no queues and no correctors: lo delivers
+ * each segment as it did when recorded, in the sender's transmit (the
+ * softirq its local_bh_enable() runs), before the sender goes on. A
+ * corrector would deliver it later, after the sender perhaps freed its
+ * copy of the segment before (an ACK), and the receiver would coalesce
+ * into an skb no longer shared where the original could not.
+ *
+ * Both ends share the namespace's sysctls and route: logs that want
+ * different ones, or route metrics (on the local route), are refused.
+ *
  * Everything is done with ip(8), sysctl(8), nft(8) and ethtool(8) run
  * through fork/exec, so a failure reads as the tool's own one-line
  * message: ip(8) with -batch, each tool once per host and entered into
@@ -54,6 +78,8 @@
 #define REPLAY_NET_TXQUEUELEN "10000"
 /* NFQUEUE of host a; host b's is the next one. */
 #define REPLAY_NET_QUEUE 0
+/* Where the logs of a connection over lo disagree, what is said first. */
+#define REPLAY_NET_ONE_HOST "both ends on one host, which the logs set differently"
 /* Output kept from a helper for its error message. */
 #define REPLAY_NET_OUT_MAX 4096
 
@@ -269,12 +295,59 @@ static void replay_net_sysctl_collect(struct replay_host *h, const struct rec_lo
 	}
 }
 
+/* The negotiated options' sysctls, as sysctl(8) takes them. */
+struct replay_net_opts {
+	char ts[40];		/* net.ipv4.tcp_timestamps=0|1 */
+	char sack[40];		/* net.ipv4.tcp_sack=0|1 */
+	char ws[48];		/* net.ipv4.tcp_window_scaling=0|1 */
+	char ecn[32];		/* net.ipv4.tcp_ecn=0|1 */
+};
+
+/*
+ * Host @h's sysctl(8) command line into @argv (DETER_SYSCTL_MAX + 7
+ * slots): the recorded sysctls, then the negotiated options (set last:
+ * the handshake must negotiate what it did), in one run.
+ */
+static void replay_net_sysctl_argv(const struct replay_host *h, struct replay_net_opts *o,
+				   char **argv)
+{
+	int n = 0, i;
+
+	snprintf(o->ts, sizeof(o->ts), "net.ipv4.tcp_timestamps=%d",
+		 !!(h->flags & DETER_CONN_TS));
+	snprintf(o->sack, sizeof(o->sack), "net.ipv4.tcp_sack=%d",
+		 !!(h->flags & DETER_CONN_SACK));
+	snprintf(o->ws, sizeof(o->ws), "net.ipv4.tcp_window_scaling=%d",
+		 !!(h->flags & DETER_CONN_WSCALE));
+	snprintf(o->ecn, sizeof(o->ecn), "net.ipv4.tcp_ecn=%d",
+		 !!(h->flags & DETER_CONN_ECN));
+	argv[n++] = "sysctl";
+	argv[n++] = "-qw";
+	for (i = 0; i < h->nsysctl; i++)
+		argv[n++] = (char *)h->sysctl[i];
+	argv[n++] = o->ts;
+	argv[n++] = o->sack;
+	argv[n++] = o->ws;
+	argv[n++] = o->ecn;
+	argv[n] = NULL;
+}
+
+/* The recorded offloads on device @dev of namespace @ns, if logged. */
+static int replay_net_ethtool(const char *ns, const char *dev, uint64_t offload, char **err)
+{
+	if (!(offload & DETER_OFFLOAD_KNOWN))
+		return 0;
+	return REPLAY_RUN(ns, err, "ethtool", "-K", (char *)dev,
+			  "tso", offload & DETER_OFFLOAD_TSO ? "on" : "off",
+			  "gso", offload & DETER_OFFLOAD_GSO ? "on" : "off",
+			  "gro", offload & DETER_OFFLOAD_GRO ? "on" : "off");
+}
+
 static int replay_net_host(struct replay_host *h, char **err)
 {
 	char addr[INET_ADDRSTRLEN], peer[INET_ADDRSTRLEN], batch[512], rules[512];
-	char ts[40], sack[40], ws[48], ecn[32], mtu[24] = "";
-	char *argv[DETER_SYSCTL_MAX + 8];
-	int n = 0, i;
+	char *argv[DETER_SYSCTL_MAX + 8], mtu[24] = "";
+	struct replay_net_opts opts;
 
 	replay_net_ip(addr, sizeof(addr), h->addr);
 	replay_net_ip(peer, sizeof(peer), h->peer);
@@ -287,24 +360,7 @@ static int replay_net_host(struct replay_host *h, char **err)
 		 "link set %s%s up\n"
 		 "route add %s/32 dev %s%s\n",
 		 addr, h->dev, h->dev, mtu, peer, h->dev, h->route);
-	/*
-	 * The recorded sysctls, then the negotiated options (set last: the
-	 * handshake must negotiate what it did), in one sysctl(8) run.
-	 */
-	snprintf(ts, sizeof(ts), "net.ipv4.tcp_timestamps=%d", !!(h->flags & DETER_CONN_TS));
-	snprintf(sack, sizeof(sack), "net.ipv4.tcp_sack=%d", !!(h->flags & DETER_CONN_SACK));
-	snprintf(ws, sizeof(ws), "net.ipv4.tcp_window_scaling=%d",
-		 !!(h->flags & DETER_CONN_WSCALE));
-	snprintf(ecn, sizeof(ecn), "net.ipv4.tcp_ecn=%d", !!(h->flags & DETER_CONN_ECN));
-	argv[n++] = "sysctl";
-	argv[n++] = "-qw";
-	for (i = 0; i < h->nsysctl; i++)
-		argv[n++] = h->sysctl[i];
-	argv[n++] = ts;
-	argv[n++] = sack;
-	argv[n++] = ws;
-	argv[n++] = ecn;
-	argv[n] = NULL;
+	replay_net_sysctl_argv(h, &opts, argv);
 	snprintf(rules, sizeof(rules),
 		 "add table inet deter_replay; "
 		 "add chain inet deter_replay ingress { type filter hook prerouting priority -300; }; "
@@ -316,12 +372,91 @@ static int replay_net_host(struct replay_host *h, char **err)
 	    replay_net_run(h->ns, argv, NULL, err) ||
 	    REPLAY_RUN(h->ns, err, "nft", rules))
 		return -1;
-	if (!(h->offload & DETER_OFFLOAD_KNOWN))
-		return 0;
-	return REPLAY_RUN(h->ns, err, "ethtool", "-K", h->dev,
-			  "tso", h->offload & DETER_OFFLOAD_TSO ? "on" : "off",
-			  "gso", h->offload & DETER_OFFLOAD_GSO ? "on" : "off",
-			  "gro", h->offload & DETER_OFFLOAD_GRO ? "on" : "off");
+	return replay_net_ethtool(h->ns, h->dev, h->offload, err);
+}
+
+static int replay_net_loopback(uint32_t a)
+{
+	return (a >> 24) == 127;
+}
+
+/*
+ * The one host of a connection recorded over lo: lo with the logged MTU
+ * and offloads, the ends' addresses on it (127.0.0.0/8 is lo's already),
+ * the shared sysctls, and each end's arrivals (by destination address and
+ * port: the two ends' differ) to its own queue. TCP to neither end is
+ * dropped, never delivered uncorrected.
+ */
+static int replay_net_local_host(struct replay_net *net, char **err)
+{
+	struct replay_host *a = &net->host[0], *b = &net->host[1];
+	char ipa[INET_ADDRSTRLEN], ipb[INET_ADDRSTRLEN], batch[512], rules[768];
+	char *argv[DETER_SYSCTL_MAX + 8];
+	struct replay_net_opts opts;
+	size_t len;
+
+	replay_net_ip(ipa, sizeof(ipa), a->addr);
+	replay_net_ip(ipb, sizeof(ipb), b->addr);
+	len = snprintf(batch, sizeof(batch), "link set lo up\n");
+	/* A route's MTU stops at 65535: that is lo's own 65536, left as it is. */
+	if (DETER_OFFLOAD_MTU(a->offload) && DETER_OFFLOAD_MTU(a->offload) < 65535)
+		len += snprintf(batch + len, sizeof(batch) - len, "link set lo mtu %u\n",
+				DETER_OFFLOAD_MTU(a->offload));
+	if (!replay_net_loopback(a->addr))
+		len += snprintf(batch + len, sizeof(batch) - len, "addr add %s/32 dev lo\n", ipa);
+	if (!replay_net_loopback(b->addr) && b->addr != a->addr)
+		snprintf(batch + len, sizeof(batch) - len, "addr add %s/32 dev lo\n", ipb);
+	replay_net_sysctl_argv(a, &opts, argv);
+	snprintf(rules, sizeof(rules),
+		 "add table inet deter_replay; "
+		 "add chain inet deter_replay ingress { type filter hook prerouting priority -300; }; "
+		 "add rule inet deter_replay ingress ip daddr %s tcp dport %u queue num %u; "
+		 "add rule inet deter_replay ingress ip daddr %s tcp dport %u queue num %u; "
+		 "add rule inet deter_replay ingress meta l4proto tcp drop; "
+		 "add chain inet deter_replay ce { type filter hook prerouting priority -299; }; "
+		 "add rule inet deter_replay ce meta mark 0x%08x ip ecn set ce meta mark set 0",
+		 ipa, a->port, a->queue, ipb, b->port, b->queue, CORR_CE_MARK);
+	if (replay_net_run(a->ns, (char *const[]){ "ip", "-batch", "-", NULL }, batch, err) ||
+	    replay_net_run(a->ns, argv, NULL, err) ||
+	    (!net->direct && REPLAY_RUN(a->ns, err, "nft", rules)))
+		return -1;
+	return replay_net_ethtool(a->ns, "lo", a->offload, err);
+}
+
+/*
+ * Whether the logs' two ends can share one host (replay_net_create()
+ * decided they were on one): the settings of their namespace and of lo
+ * that the logs give must be the same. Return: 0, or -1 with *err set.
+ */
+static int replay_net_local_check(const struct replay_net *net, char **err)
+{
+	const struct replay_host *a = &net->host[0], *b = &net->host[1];
+	const uint64_t lo_mask = DETER_OFFLOAD_TSO | DETER_OFFLOAD_GSO | DETER_OFFLOAD_GRO |
+				 DETER_OFFLOAD_KNOWN | 0xffffffffULL << 32;
+	char ip[INET_ADDRSTRLEN];
+	int i;
+
+	replay_net_ip(ip, sizeof(ip), a->addr);
+	if (a->addr == b->addr && a->port == b->port)
+		return rec_err(err, "%s:%u: a connection to itself: cannot replay", ip, a->port);
+	if ((a->offload & lo_mask) != (b->offload & lo_mask))
+		return rec_err(err, "%s: lo's offloads or MTU: active end 0x%llx, passive 0x%llx",
+			       REPLAY_NET_ONE_HOST, (unsigned long long)(a->offload & lo_mask),
+			       (unsigned long long)(b->offload & lo_mask));
+	for (i = 0; i < a->nsysctl || i < b->nsysctl; i++)
+		if (i >= a->nsysctl || i >= b->nsysctl || strcmp(a->sysctl[i], b->sysctl[i]))
+			return rec_err(err, "%s: sysctls: active end %s, passive %s",
+				       REPLAY_NET_ONE_HOST,
+				       i < a->nsysctl ? a->sysctl[i] : "default",
+				       i < b->nsysctl ? b->sysctl[i] : "default");
+	if ((a->flags ^ b->flags) & ~DETER_CONN_ACTIVE)
+		return rec_err(err, "%s: negotiated options: active end 0x%x, passive 0x%x",
+			       REPLAY_NET_ONE_HOST, a->flags & ~DETER_CONN_ACTIVE,
+			       b->flags & ~DETER_CONN_ACTIVE);
+	if (a->route[0] || b->route[0])
+		return rec_err(err, "%s: route metrics on the local route (%s): not replayed",
+			       REPLAY_NET_ONE_HOST, a->route[0] ? a->route + 1 : b->route + 1);
+	return 0;
 }
 
 #define REPLAY_NET_HOST_LOCK "/run/deter-replay-host.lock"
@@ -466,13 +601,15 @@ static uint64_t replay_net_offload(const struct rec_log *log)
 	return 0;
 }
 
-static int replay_net_addr_ok(uint32_t a)
+static int replay_net_addr_ok(uint32_t a, int local)
 {
-	return a && (a >> 24) != 127 && (a >> 28) != 0xe && a != 0xffffffff;
+	return a && (local || !replay_net_loopback(a)) && (a >> 28) != 0xe &&
+	       a != 0xffffffff;
 }
 
 /**
- * replay_net_create() - build the two-host testbed
+ * replay_net_create() - build the testbed: two hosts, or one for a
+ *	connection over lo
  * @net: filled; destroy with replay_net_destroy() even on failure
  * @log: the logs of the active end [0] and the passive end [1]
  * @keep_host: leave host-wide settings (net.core.rmem_max, congestion
@@ -486,7 +623,7 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 {
 	const struct deter_log_header *hdr[2] = { &log[0]->hdr, &log[1]->hdr };
 	char ip[INET_ADDRSTRLEN], batch[512];
-	int i;
+	int i, corrected = 0;
 
 	memset(net, 0, sizeof(*net));
 	net->lock = -1;
@@ -494,26 +631,44 @@ int replay_net_create(struct replay_net *net, const struct rec_log *log[2],
 		struct replay_host *h = &net->host[i];
 
 		h->name[0] = i ? 'b' : 'a';
-		snprintf(h->ns, sizeof(h->ns), "dtr-%d-%s", (int)getpid(), h->name);
-		snprintf(h->dev, sizeof(h->dev), "dtr-%s", h->name);
 		h->addr = hdr[i]->saddr;
 		h->peer = hdr[i]->daddr;
+		h->port = hdr[i]->sport;
 		h->flags = hdr[i]->flags;
 		h->offload = replay_net_offload(log[i]);
 		replay_net_sysctl_collect(h, log[i]);
 		h->queue = REPLAY_NET_QUEUE + i;
-		if (!replay_net_addr_ok(h->addr)) {
-			replay_net_ip(ip, sizeof(ip), h->addr);
-			return rec_err(err, "address %s: not replayable on veth",
-				       ip);
-		}
+		net->local |= !!(h->offload & DETER_OFFLOAD_LOOPBACK) ||
+			      replay_net_loopback(h->addr) || h->addr == h->peer;
+		corrected |= hdr[i]->drops || hdr[i]->reorders || hdr[i]->ce_marks;
 	}
+	net->direct = net->local && !corrected;
+	for (i = 0; i < 2; i++) {
+		struct replay_host *h = &net->host[i];
+
+		replay_net_ip(ip, sizeof(ip), h->addr);
+		if (!replay_net_addr_ok(h->addr, net->local))
+			return rec_err(err, "address %s: not replayable on %s", ip,
+				       net->local ? "lo" : "veth");
+		snprintf(h->ns, sizeof(h->ns), "dtr-%d-%s", (int)getpid(),
+			 net->local ? "l" : h->name);
+		snprintf(h->dev, sizeof(h->dev), "%s%s", net->local ? "lo" : "dtr-",
+			 net->local ? "" : h->name);
+		if (net->local)
+			snprintf(h->filter, sizeof(h->filter),
+				 "tcp and src host %s and src port %u", ip, h->port);
+		else
+			snprintf(h->filter, sizeof(h->filter), "tcp");
+	}
+	if (net->local && replay_net_local_check(net, err))
+		return -1;
 	if (!keep_host && replay_net_globals(net, err))
 		return -1;
-	if (net->host[0].addr == net->host[1].addr) {
-		replay_net_ip(ip, sizeof(ip), net->host[0].addr);
-		return rec_err(err, "both ends have address %s: cannot replay on two hosts",
-			       ip);
+	if (net->local) {
+		net->host[0].made = 1;	/* the one namespace, deleted once */
+		if (REPLAY_RUN(NULL, err, "ip", "netns", "add", net->host[0].ns))
+			return -1;
+		return replay_net_local_host(net, err);
 	}
 	/* Both namespaces and the veth pair, in one ip(8) run. */
 	snprintf(batch, sizeof(batch),

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Interface for the replay testbed: two network namespaces joined by a
- * veth pair, one per connection end, configured like the recorded
- * stacks, with each host's incoming TCP queued to NFQUEUE for the packet
+ * veth pair, one per connection end (or one namespace for both ends of a
+ * connection recorded over lo), configured like the recorded stacks,
+ * with each host's incoming TCP queued to NFQUEUE for the packet
  * corrector; and the helper processes run in them (ip, sysctl, nft,
  * tcpdump, trace-cmd). Single-threaded callers only (fork/exec); errors
  * come back as a message in *err (caller frees), one line.
@@ -21,9 +22,11 @@ struct rec_log;
 struct replay_host {
 	char name[2];		/* "a" (active end) or "b" */
 	char ns[48];		/* network namespace, dtr-<pid>-<name> */
-	char dev[16];		/* its veth end */
+	char dev[16];		/* its veth end, or lo (one host) */
+	char filter[96];	/* tcpdump's filter for its packets */
 	uint32_t addr;		/* this end's address, IPv4, host order */
 	uint32_t peer;		/* the other end's */
+	uint16_t port;		/* this end's port */
 	uint32_t flags;		/* DETER_CONN_* negotiated */
 	uint64_t offload;	/* CONFIG OFFLOAD: DETER_OFFLOAD_*, MTU */
 	uint16_t queue;		/* NFQUEUE number of its ingress TCP */
@@ -49,6 +52,8 @@ struct replay_global {
 
 struct replay_net {
 	struct replay_host host[2];	/* [0] active end, [1] passive end */
+	int local;			/* 1: both ends on one host, over lo */
+	int direct;			/* 1: local, no drop, late or CE arrival: no corrector */
 	struct replay_global set[1 + DETER_PARAMS];
 	int nset;			/* settings changed, */
 	int lock;			/* under this flock()ed file, or -1 */

@@ -7,7 +7,8 @@
  *   testbed (replay_net): dtr-<pid>-a [active end] --veth-- dtr-<pid>-b
  *        |
  *        +-- corrector a, b  (child in each namespace: corr_run() on its
- *        |                    NFQUEUE, the peer's packets in recorded order)
+ *        |                    NFQUEUE, the peer's packets in recorded order;
+ *        |                    none over lo with nothing to correct)
  *        +-- tcpdump a, b    (--pcap), trace-cmd record (--trace)
  *        +-- scripts -> deter.ko (replay_kmod), "replay" -> control
  *        +-- generator b     (child: listen, accept, calls) -> "L"
@@ -485,7 +486,9 @@ static int replay_run_stop(struct replay_ctx *ctx, struct replay_run *r, int las
 	for (e = 0; e < REPLAY_END_MAX; e++)
 		replay_child_kill(&r->gen[e]);
 	if (ctx->o.keep && last) {
-		if (r->net.host[0].made)
+		if (r->net.host[0].made && r->net.local)
+			deter_warn("kept namespace %s", r->net.host[0].ns);
+		else if (r->net.host[0].made)
 			deter_warn("kept namespaces %s and %s",
 				   r->net.host[0].ns, r->net.host[1].ns);
 		if (replay_net_restore_host(&r->net, &err))
@@ -537,7 +540,8 @@ int replay_run_once(struct replay_ctx *ctx, unsigned long long n)
 				   rec_sysctl_dir(sc), sc->name, h->global[g->id], g->saved);
 		}
 	}
-	for (e = 0; e < REPLAY_END_MAX; e++)
+	/* Over lo with nothing to correct, lo delivers (replay_net.c). */
+	for (e = 0; !r.net.direct && e < REPLAY_END_MAX; e++)
 		if (replay_corr_start(ctx, &r, e))
 			goto stop;
 	for (e = 0; ctx->o.pcap && e < REPLAY_END_MAX; e++) {

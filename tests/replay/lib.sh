@@ -57,6 +57,26 @@ scenario_testbed() {
 	link_shape "$B" b0 1ms
 }
 
+# local_testbed ADDR: one namespace, "the host", holding both ends of
+# the connection, which goes over lo to ADDR: 127.0.0.1, or the host's
+# own address (on a dummy device, as on a NIC; its packets go through
+# lo all the same). A, B, A_IP and B_IP all name it, so that tcpwl_pair
+# and the log lookups work unchanged; LOCAL_NS makes scenario_record
+# capture lo, its ground truth split by port (egress_filter).
+#
+#   host L: tcpwl client ADDR:port --lo-- ADDR:5201 tcpwl server
+#           cap:lo (both ends' egress)
+local_testbed() {
+	setup_ns L || return 1
+	LOCAL_NS=$L A=$L B=$L A_IP=$1 B_IP=$1
+	[[ $1 == 127.* ]] && return 0
+	ip -n "$L" -batch - <<-EOF
+	link add h0 type dummy
+	addr add $1/24 dev h0
+	link set h0 up
+	EOF
+}
+
 # ecn_testbed on|off: scenario_testbed's, with the switch's egress to B
 # a 20 Mbit/s link whose RED queue marks CE (switch_red) and ECN on at
 # both hosts; the workload's ends must both run DCTCP (a listener that
@@ -147,14 +167,26 @@ a_log_id() {
 	log_id "$A_IP:[0-9]*" "$B_IP:$1"
 }
 
+# egress_filter H: tcpdump's filter for what host H (a or b) sent: by
+# its address, or with both ends on one host (local_testbed) by port,
+# B's being 5201.
+egress_filter() {
+	if [ -n "${LOCAL_NS:-}" ]; then
+		if [ "$1" = a ]; then echo "tcp dst port 5201"; else echo "tcp src port 5201"; fi
+	elif [ "$1" = a ]; then
+		echo "src host $A_IP"
+	else
+		echo "src host $B_IP"
+	fi
+}
+
 # egress_diff OUT H TRUTH: host H's egress in the replay capture
 # OUT/r-H.pcap against the header sequence TRUTH, into OUT/H.diff (and
 # its times into OUT/H.replay.t); status 0 when identical.
 egress_diff() {
-	local out=$1 h=$2 ip=$A_IP
+	local out=$1 h=$2
 
-	[ "$h" = b ] && ip=$B_IP
-	hdrseq_split "$out/r-$h.pcap" "$out/$h.replay" "src host $ip"
+	hdrseq_split "$out/r-$h.pcap" "$out/$h.replay" "$(egress_filter "$h")"
 	diff "$3" "$out/$h.replay" > "$out/$h.diff" || return 1
 	[ -s "$3" ] || { echo "0 the ground truth $3 is empty" > "$out/$h.diff"; return 1; }
 }
@@ -179,8 +211,13 @@ scenario_record() {
 		kill -0 $rec 2>/dev/null || break
 		sleep 0.1
 	done
-	capture_start "$A" a0 a0 "tcp port 5201 and src host $A_IP" || return 1
-	capture_start "$B" b0 b0 "tcp port 5201 and src host $B_IP" || return 1
+	if [ -n "${LOCAL_NS:-}" ]; then
+		# Both ends on one host: lo carries what each sends, once.
+		capture_start "$LOCAL_NS" lo lo "tcp port 5201" || return 1
+	else
+		capture_start "$A" a0 a0 "tcp port 5201 and src host $A_IP" || return 1
+		capture_start "$B" b0 b0 "tcp port 5201 and src host $B_IP" || return 1
+	fi
 	# CAPTURE_IN="a b" or either: those hosts' ingress too (net_check).
 	# libpcap copies each packet into its ring as it passes, keeping no
 	# clone of the skb. The hosts take a flow on one CPU (testbed_create),
@@ -197,7 +234,7 @@ scenario_record() {
 	sleep 0.5
 	kill -INT $rec
 	wait $rec
-	switch_faults_check "$name"
+	[ -n "${LOCAL_NS:-}" ] || switch_faults_check "$name"
 	CHECK_RC=0
 	check_err $wl "the workload failed (status $wl)"
 	"$DETER" ls -d "$LOGS" --json > "$TB_TMP/ls.json"
@@ -219,7 +256,11 @@ scenario_record() {
 	# The ground truth: each host's egress as tcpdump saw it. A replay
 	# compared with an empty truth would prove nothing.
 	for h in a b; do
-		hdrseq_split "$TB_TMP/${h}0.pcap" "$TB_TMP/$h.truth"
+		if [ -n "${LOCAL_NS:-}" ]; then
+			hdrseq_split "$TB_TMP/lo.pcap" "$TB_TMP/$h.truth" "$(egress_filter "$h")"
+		else
+			hdrseq_split "$TB_TMP/${h}0.pcap" "$TB_TMP/$h.truth"
+		fi
 		[ -s "$TB_TMP/$h.truth" ]
 		check_err $? "tcpdump saw no packet leave host $h"
 	done
@@ -673,4 +714,24 @@ scenario_run() {
 	scenario_record "$1" || return
 	[ $# -lt 2 ] || "${@:2}"
 	scenario_replays "$1"
+}
+
+# local_check NAME ADDR: both ends' logs are in $LOGS, each with ADDR as
+# its local and remote address, and say their route went out of lo (deter
+# show's "over lo"; the route's MTU is 65535, IP's largest, for lo's
+# 65536): the connection was one host's.
+local_check() {
+	local id n=0
+
+	CHECK_RC=0
+	for id in "$ID" "$(log_id "$2:5201" "$2:[0-9]*")"; do
+		[ -n "$id" ] || continue
+		n=$((n + 1))
+		"$DETER" show -d "$LOGS" "$id" > "$TB_TMP/show-$id.txt"
+		grep -q '^ *[0-9]*  config     offload .*, mtu 65535, over lo$' "$TB_TMP/show-$id.txt"
+		check_err $? "log $id's route is not lo's: $(grep -m1 'config     offload' "$TB_TMP/show-$id.txt")"
+	done
+	[ "$n" = 2 ]
+	check_err $? "$n logs of $2 to $2:5201 in $LOGS: $(cat "$TB_TMP/ls.json")"
+	log_test $CHECK_RC "$1: both ends' logs ($2 to $2:5201), each over lo at MTU 65535"
 }
