@@ -546,11 +546,12 @@ static int replay_plan_connect_waits(const struct rec_log *log)
  * a connect() that waited takes one more each time it wakes, which the
  * log does not tell from other calls' turns: 0, not known.
  */
-static uint32_t replay_plan_first_locks(const struct rec_log *log, uint32_t pending)
+static uint32_t replay_plan_first_locks(const struct rec_log *log,
+					const struct replay_plan *plan, uint32_t pending)
 {
 	if (!(log->hdr.flags & DETER_CONN_ACTIVE))
 		return pending >= 2 ? pending - 1 : 0;
-	return replay_plan_connect_waits(log) ? 0 : pending;
+	return plan->connect_waits ? 0 : pending;
 }
 
 /**
@@ -584,6 +585,7 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 	int ret = -1, k;
 
 	memset(plan, 0, sizeof(*plan));
+	plan->connect_waits = replay_plan_connect_waits(log);
 	for (i = 0; i < log->nevs; i++) {
 		const struct rec_ev *e = &log->evs[i];
 
@@ -659,7 +661,7 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		c->nopts = plan->nopts - opt_from;
 		opt_from = plan->nopts;
 		if (first)
-			c->locks = replay_plan_first_locks(log, pending);
+			c->locks = replay_plan_first_locks(log, plan, pending);
 		else
 			c->locks = !mixed ? pending : 0;
 		pending = 0;
@@ -676,7 +678,6 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		t->ncalls++;
 	}
 	plan->connects = replay_plan_connects(log);
-	plan->connect_waits = replay_plan_connect_waits(log);
 	/* Buffer sizes the app set itself, as the socket started with them. */
 	if (cfg[DETER_CFG_USERLOCKS] & DETER_LOCK_SNDBUF)
 		plan->sndbuf = cfg[DETER_CFG_SNDBUF];

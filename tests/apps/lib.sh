@@ -142,13 +142,8 @@ app_conns() {
 app_record() {
 	local name=$1 port=$2 rec wl p n=0 miss= inc
 
-	"$DETER" record -o "$LOGS" --port "$port" 2> "$TB_TMP/record.err" &
-	rec=$!
-	for _ in $(seq 100); do
-		grep -q "recording into" "$TB_TMP/record.err" && break
-		kill -0 $rec 2>/dev/null || break
-		sleep 0.1
-	done
+	record_start "$port"
+	rec=$REC_PID
 	capture_start "$A" a0 a0 "tcp port $port and src host $A_IP" || return 1
 	capture_start "$B" b0 b0 "tcp port $port and src host $B_IP" || return 1
 	workload

@@ -191,6 +191,20 @@ egress_diff() {
 	[ -s "$3" ] || { echo "0 the ground truth $3 is empty" > "$out/$h.diff"; return 1; }
 }
 
+# record_start PORT [VAR=VALUE...]: deter record of the connections on
+# PORT into $LOGS in the background (its pid in REC_PID, its messages in
+# $TB_TMP/record.err), with VAR=VALUE in its environment; returns once
+# it is armed (it says where it records) or has exited.
+record_start() {
+	env "${@:2}" "$DETER" record -o "$LOGS" --port "$1" 2> "$TB_TMP/record.err" &
+	REC_PID=$!
+	for _ in $(seq 100); do
+		grep -q "recording into" "$TB_TMP/record.err" && break
+		kill -0 $REC_PID 2>/dev/null || break
+		sleep 0.1
+	done
+}
+
 # scenario_record NAME: run workload() under deter record and the
 # egress captures; sets ID to the active end's log. deter record encodes
 # a connection's events as they come, 4096 at a time, into zstd frames
@@ -203,14 +217,8 @@ scenario_record() {
 			DETER_RECORD_SPILL_BYTES=512)
 
 	[ "${REC_SMALL_CHUNKS:-1}" = 1 ] || knobs=()
-	env "${knobs[@]}" "$DETER" record -o "$LOGS" --port 5201 2> "$TB_TMP/record.err" &
-	rec=$!
-	# Armed once it says where it records.
-	for _ in $(seq 100); do
-		grep -q "recording into" "$TB_TMP/record.err" && break
-		kill -0 $rec 2>/dev/null || break
-		sleep 0.1
-	done
+	record_start 5201 "${knobs[@]}"
+	rec=$REC_PID
 	if [ -n "${LOCAL_NS:-}" ]; then
 		# Both ends on one host: lo carries what each sends, once.
 		capture_start "$LOCAL_NS" lo lo "tcp port 5201" || return 1
