@@ -33,7 +33,7 @@ ERR_OBJS := $(B)/log/deter_err.o
 # Modules unit tests link without a main().
 LOG_OBJS := $(addprefix $(B)/log/,rec_err.o rec_varint.o rec_codec.o rec_enc.o \
 	      rec_dec.o rec_write.o rec_read.o rec_rewrite.o rec_names.o \
-	      rec_sysctl.o rec_index.o)
+	      rec_sysctl.o rec_index.o rec_edge.o)
 REC_OBJS := $(LOG_OBJS) \
 	    $(B)/recorder/rec_conn.o $(B)/recorder/rec_trace.o \
 	    $(B)/recorder/rec_keep.o
@@ -52,7 +52,7 @@ REPLAY_CMD_OBJS := $(B)/replay/replay_main.o $(B)/replay/replay_run.o \
 DETER_OBJS := $(B)/cli/deter_main.o $(ERR_OBJS) $(REC_OBJS) $(REC_CMD_OBJS) \
 	      $(REPLAY_CMD_OBJS) $(REPLAY_OBJS)
 UNIT_TESTS := $(B)/tests/unit/rec_varint_test $(B)/tests/unit/rec_log_test $(B)/tests/unit/rec_write_test $(B)/tests/unit/rec_names_test \
-	      $(B)/tests/unit/replay_script_test $(B)/tests/unit/rec_keep_test
+	      $(B)/tests/unit/replay_script_test $(B)/tests/unit/rec_keep_test $(B)/tests/unit/rec_edge_test
 TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
 
 # KDIR: a prepared 6.12 tree with patches/ applied; default the testbed kernel.

@@ -19,7 +19,7 @@
  * version is refused whole (log/rec_read.c).
  */
 enum {
-	DETER_ABI_VERSION = 15,
+	DETER_ABI_VERSION = 16,
 };
 
 /*
@@ -185,6 +185,13 @@ enum deter_net {
 	 * snd_una then.
 	 */
 	DETER_NET_ICMP,
+	/*
+	 * Not the network's doing: this end's socket is closing, and a is
+	 * the IP ID it would have given its next packet, one past the last
+	 * of its series (the peer's log counts its last packets lost
+	 * against it: struct deter_log_header, ipid_end).
+	 */
+	DETER_NET_TX_END,
 	DETER_NET_MAX,
 };
 
@@ -481,6 +488,24 @@ enum {
 	DETER_LOG_SETTINGS_CHANGED = 0x40,
 };
 
+/*
+ * What a log knows of the edges of the peer's IP ID series (the header's
+ * edges), so that the drops no one end can see are counted where both
+ * logs are at hand (log/rec_edge.c):
+ *   TX_END    ipid_end is known: the log has NET TX_END
+ *   RX        rx_first and rx_end are known: the peer's series reached
+ *             this end (an arrival, or a head drop counted at the start)
+ *   TW_LAST   after the last arrival of the series came an answer of the
+ *             peer host's control socket (RX CTL): the peer's socket had
+ *             closed, so every packet of its series from rx_end to its
+ *             ipid_end was lost
+ */
+enum {
+	DETER_EDGE_TX_END = 0x1,
+	DETER_EDGE_RX = 0x2,
+	DETER_EDGE_TW_LAST = 0x4,
+};
+
 struct deter_log_header {
 	char magic[8];		/* DETER_LOG_MAGIC, not NUL-terminated */
 	__u32 version;		/* DETER_ABI_VERSION */
@@ -511,6 +536,10 @@ struct deter_log_header {
 	__u32 reorders;		/* packets to this end that arrived late */
 	__u32 ce_marks;		/* packets to this end marked CE */
 	__u32 zero_wnd;		/* segments from the peer with a zero window */
+	__u32 ipid_end;		/* next IP ID this end had at its close (NET TX_END) */
+	__u32 rx_first;		/* the peer's first IP ID this end's log accounts for */
+	__u32 rx_end;		/* the peer's IP ID expected next at the end */
+	__u32 edges;		/* DETER_EDGE_* bits: which of the above are known */
 	__u32 body_len;		/* bytes of zstd frame after the header */
 	__u32 body_raw_len;	/* bytes once decompressed */
 	char cc[16];		/* congestion control, NUL-terminated */

@@ -13,6 +13,20 @@
  *
  * Nearest means within [ref - 2^15, ref + 2^15), so the extension is
  * correct while reordering and loss bursts stay below 32768 packets.
+ *
+ * The series' first packets (Linux 6.12, net/ipv4): connect() draws the
+ * active end's counter and its SYN takes the first ID, each SYN sent
+ * again the next, the handshake's ACK the one after. The SYN-ACK goes
+ * out of the listener (ip_build_and_send_pkt(): ID 0 with DF), and the
+ * passive end's child draws its own counter (tcp_v4_syn_recv_sock()), so
+ * the active end cannot know the passive end's first ID, while the
+ * passive end knows the active end's next one after the SYN it took:
+ *
+ *   head gap = [syn + 1, first arrival)     when no later SYN came
+ *
+ * A time-wait socket's answers and resets for no socket come from the
+ * host's control socket (ip_send_unicast_reply(): ID 0), outside any
+ * series.
  */
 #include <kunit/visibility.h>
 #include <linux/export.h>
@@ -51,3 +65,29 @@ enum deter_ipid_class deter_ipid_classify(u64 expected, u64 idx)
 	return idx > expected ? DETER_IPID_GAP : DETER_IPID_LATE;
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_ipid_classify);
+
+/**
+ * deter_ipid_head_gap() - the packets lost before a passive end's first
+ * @syn_id: the IP ID of the SYN its handshake began with
+ * @first_id: the IP ID of the segment that created it
+ * @start: set to the first lost packet's index (@first_id's index is
+ *	@first_id itself)
+ *
+ * The peer numbered its packets after the SYN from @syn_id + 1 on; those
+ * before @first_id never came. Valid only when the peer sent no SYN
+ * after @syn_id that reached this host (it would have taken an ID).
+ *
+ * Return: how many were lost; 0 also when the gap is not a plausible
+ * loss (@first_id at or before @syn_id, 2^15 or more apart) or would
+ * start below index 0 (the index series starts at @first_id).
+ */
+u32 deter_ipid_head_gap(u16 syn_id, u16 first_id, u64 *start)
+{
+	u16 n = first_id - syn_id - 1;
+
+	if (n >= 0x8000 || n > first_id)
+		return 0;
+	*start = first_id - n;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_ipid_head_gap);

@@ -25,5 +25,6 @@ enum deter_ipid_class {
 
 u64 deter_ipid_extend(u64 ref, u16 id);
 enum deter_ipid_class deter_ipid_classify(u64 expected, u64 idx);
+u32 deter_ipid_head_gap(u16 syn_id, u16 first_id, u64 *start);
 
 #endif /* _DETER_IPID_H */

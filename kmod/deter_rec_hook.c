@@ -18,6 +18,7 @@
  *   net_dev_start_xmit       --> SAMPLE(index, ns, gap)   Algorithm 1
  *   ESTABLISHED              --> deter_conn: 4-tuple, ISNs, IP ID, options
  *   every 64th event, close  --> deter_state: checkpoint / summary
+ *   close                    --> NET(TX_END): the next IP ID it had
  *
  * Network actions are inferred at the receiver from IP IDs: a connected
  * 6.12 socket numbers its packets from a per-socket counter advanced by
@@ -25,6 +26,13 @@
  * (drop, or reordering if the missing IDs arrive LATE) and CE marks come
  * from the IP header. SYNs are left out of the series: a SYN-ACK carries
  * ID 0. The recorder folds GAP and LATE into drops and reorderings.
+ *
+ * The series' edges no later arrival shows: a passive end counts the
+ * peer's packets lost between its SYN and its first arrival
+ * (deter_rec_synack_emit()); an active end cannot know the passive
+ * end's first ID, nor either end the peer's last before its socket
+ * closed, so each end logs where its own series ended (TX_END) and the
+ * pair of logs counts the rest (log/rec_edge.c).
  *
  * A connection is selected when it starts (SYN_SENT, or its passive
  * child's creation) and its log opens with its identity once it is
@@ -490,6 +498,13 @@ void deter_rec_close(struct deter_sock *ds, struct sock *sk)
 		deter_rec_emit(ds, DETER_EV_SAMPLE, 0, smp.idx, smp.ns,
 			       smp.gap_q10);
 	deter_rec_settings_check(ds, sk, true);
+	/*
+	 * Where its IP ID series ended: the socket sends nothing more (a
+	 * time-wait socket's answers come from the host's control socket),
+	 * so the peer's log can tell its last packets that never came.
+	 */
+	deter_rec_emit(ds, DETER_EV_NET, DETER_NET_TX_END,
+		       (u16)atomic_read(&inet_sk(sk)->inet_id), 0, 0);
 	deter_rec_state_ev(ds, sk, DETER_STATE_SUMMARY, ds->rx_zero_wnd);
 	WRITE_ONCE(ds->rec, false);
 }

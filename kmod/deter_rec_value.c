@@ -41,6 +41,7 @@
 #include "../include/deter_abi.h"
 #include "deter_conn.h"
 #include "deter_debug.h"
+#include "deter_ipid.h"
 #include "deter_rec_ctl.h"
 #include "deter_rec_emit.h"
 
@@ -468,6 +469,22 @@ void deter_rec_synack_emit(struct deter_sock *ds, const struct sock *newsk)
 	if (hs.fastopen)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
 			       DETER_MISSING_FASTOPEN, 0, 0);
+	/*
+	 * The peer's packets after its SYN that never came: the first ones
+	 * of its series, which no later arrival shows missing. Only when
+	 * one SYN-ACK went out: a SYN the peer sent again that reached the
+	 * request socket had it sent again (tcp_check_req()) and took an
+	 * ID in between. The peer's log pairs with this one for the rest.
+	 */
+	if (ds->rx_primed && !ds->child_syn && hs.have_syn && hs.n == 1) {
+		u64 start;
+		u32 lost = deter_ipid_head_gap(hs.syn_ipid, ds->child_ipid,
+					       &start);
+
+		if (lost)
+			deter_rec_emit(ds, DETER_EV_NET, DETER_NET_GAP, start,
+				       lost, 0);
+	}
 	/* Its first arrival, which the child's log has no RX event for. */
 	if (ds->rx_primed && !ds->child_syn)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CHILD_IPID,

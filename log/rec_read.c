@@ -14,7 +14,7 @@
  *   112   nevents: at most REC_LOG_MAX_EVENTS
  *   ...   the file's size: the header's and body_len (a part file, a log
  *         being written, may have a frame past what its header says)
- *   148   the strings (cc, host) NUL-terminated
+ *   164   the strings (cc, host) NUL-terminated
  *
  * then that every frame says its decompressed size and the sizes sum to
  * body_raw_len, decompresses, and decodes exactly nevents events, an
@@ -36,7 +36,7 @@
 #include "rec_dec.h"
 #include "rec_err.h"
 
-_Static_assert(sizeof(struct deter_log_header) == 232, "log header layout");
+_Static_assert(sizeof(struct deter_log_header) == 248, "log header layout");
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "logs are little-endian; add conversions for this host");
 
@@ -87,7 +87,7 @@ int rec_log_check_header(const char *path, const struct deter_log_header *h,
 			       size : (off_t)sizeof(*h) + h->body_len),
 			       (long long)size, sizeof(*h) + h->body_len);
 	if (h->cc[sizeof(h->cc) - 1] || h->host[sizeof(h->host) - 1])
-		return rec_err(err, "%s:148: unterminated string in header", path);
+		return rec_err(err, "%s:164: unterminated string in header", path);
 	return 0;
 }
 

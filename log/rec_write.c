@@ -6,7 +6,7 @@
  * A log file is a struct deter_log_header (include/deter_abi.h) and the
  * body, its chunks each compressed into a zstd frame of its own:
  *
- *   header (232 B: magic, format, counts, the connection) | frame | frame | ...
+ *   header (248 B: magic, format, counts, the connection) | frame | frame | ...
  *
  * The header says the events (nevents), the frames' bytes (body_len) and
  * the body's bytes decompressed (body_raw_len, at most 4 GiB); each frame

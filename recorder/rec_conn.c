@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "deter_err.h"
+#include "rec_edge.h"
 #include "rec_index.h"
 #include "rec_keep.h"
 
@@ -67,6 +68,7 @@ struct rec_conn {
 	uint32_t id_seq;		/* the identity's: no event has it */
 	size_t retry_at;		/* events held before trying again */
 	uint64_t gaps, late;		/* NET GAP and LATE counts */
+	struct rec_edge edge;		/* the IP ID series' edges */
 	struct rec_state last;		/* the last STATE's values */
 	int have_last;
 	/*
@@ -408,6 +410,7 @@ static void rec_conn_account(struct rec_conn *c, const struct rec_ev *evs, size_
 	for (i = 0; i < n; i++) {
 		const struct rec_ev *e = &evs[i];
 
+		rec_edge_add(&c->edge, e);
 		if (e->type == DETER_EV_STATE) {
 			c->last = c->states[e->a];
 			c->have_last = 1;
@@ -431,6 +434,7 @@ static void rec_conn_summarise(struct rec_conn *c)
 	struct deter_log_header *h = &c->hdr;
 
 	h->drops = c->gaps > c->late ? c->gaps - c->late : 0;
+	rec_edge_fill(&c->edge, h);
 	if (c->have_last) {
 		h->total_retrans = c->last.v[DETER_ST_TOTAL_RETRANS];
 		h->total_rto = c->last.v[DETER_ST_TOTAL_RTO];

@@ -9,18 +9,25 @@
  *   --flagged     something went wrong on the wire or in the log
  *                 (rec_log_flagged()): the connections worth a look
  *
+ * A log's drops are those its end counted, and, when the other end's log
+ * is in the directory too, the packets lost at the edges of the peer's
+ * IP ID series that only the pair shows (log/rec_edge.c): logs are
+ * paired by sorting them on their connection's key, both ends alike.
+ *
  * An unreadable log is said on stderr and left out; the exit status is 1
  * then, 0 otherwise.
  */
 #include "rec_ls.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "deter_abi.h"
 #include "deter_err.h"
 #include "rec_cli.h"
+#include "rec_edge.h"
 #include "rec_index.h"
 #include "rec_log.h"
 
@@ -43,6 +50,66 @@ void rec_usage_ls(FILE *f)
 		REC_DEFAULT_DIR);
 }
 
+/* A log's connection, the same from both ends: the lower end first. */
+struct rec_ls_key {
+	uint64_t lo, hi;		/* address << 16 | port of each end */
+	uint32_t isn_lo, isn_hi;	/* each end's ISN */
+	size_t i;			/* the entry */
+};
+
+static int rec_ls_key_cmp(const void *a, const void *b)
+{
+	const struct rec_ls_key *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->isn_lo != y->isn_lo)
+		return x->isn_lo < y->isn_lo ? -1 : 1;
+	if (x->isn_hi != y->isn_hi)
+		return x->isn_hi < y->isn_hi ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The drops only the pair of logs shows, per entry, in @edge (n zeroed
+ * entries): each entry is paired with a neighbour in key order. Without
+ * memory for the keys no pairs are made: the listing stays what each log
+ * says alone.
+ */
+static void rec_ls_edges(const struct rec_entry *e, size_t n, uint32_t *edge)
+{
+	struct rec_ls_key *k = calloc(n ? n : 1, sizeof(*k));
+	size_t i;
+
+	if (!k)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct deter_log_header *h = &e[i].h;
+		uint64_t me = (uint64_t)h->saddr << 16 | h->sport;
+		uint64_t peer = (uint64_t)h->daddr << 16 | h->dport;
+		int low = me < peer;
+
+		k[i].lo = low ? me : peer;
+		k[i].hi = low ? peer : me;
+		k[i].isn_lo = low ? h->iss : h->irs;
+		k[i].isn_hi = low ? h->irs : h->iss;
+		k[i].i = i;
+	}
+	qsort(k, n, sizeof(*k), rec_ls_key_cmp);
+	for (i = 0; i + 1 < n; i++) {
+		const struct deter_log_header *a = &e[k[i].i].h, *b = &e[k[i + 1].i].h;
+
+		if (!rec_edge_pair(a, b))
+			continue;
+		edge[k[i].i] = rec_edge_head(a, b) + rec_edge_tail(a, b);
+		edge[k[i + 1].i] = rec_edge_head(b, a) + rec_edge_tail(b, a);
+		i++;
+	}
+	free(k);
+}
+
 int rec_cmd_ls(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -60,6 +127,7 @@ int rec_cmd_ls(int argc, char **argv)
 	unsigned long long port = 0;
 	char src[32], dst[32], start[32], st[96];
 	struct rec_entry *e;
+	uint32_t *edge;
 	size_t n, i;
 
 	while ((c = deter_getopt(argc, argv, "d:jfiop:h", opts)) != -1) {
@@ -94,16 +162,20 @@ int rec_cmd_ls(int argc, char **argv)
 		return deter_usage_fail("unexpected argument '%s'", argv[optind]);
 	if (rec_cli_scan(dir, open ? REC_SCAN_PARTS : 0, &e, &n, &bad))
 		return 1;
+	edge = calloc(n ? n : 1, sizeof(*edge));
+	if (edge)
+		rec_ls_edges(e, n, edge);
 	if (!json)
 		printf("%-16s  %-21s  %-21s  %-19s  %9s  %10s  %10s  %7s  %3s  %5s  %3s  %4s  %s\n",
 		       "ID", "LOCAL", "REMOTE", "START (UTC)", "DUR_MS", "TX_BYTES",
 		       "RX_BYTES", "RETRANS", "RTO", "DROPS", "CE", "ZWND", "STATUS");
 	for (i = 0; i < n; i++) {
 		const struct deter_log_header *h = &e[i].h;
+		uint32_t drops = h->drops + (edge ? edge[i] : 0);
 
 		if (incomplete && !(h->status & DETER_LOG_INCOMPLETE))
 			continue;
-		if (flagged && !rec_log_flagged(h))
+		if (flagged && !rec_log_flagged(h) && drops == h->drops)
 			continue;
 		if (port && h->sport != port && h->dport != port)
 			continue;
@@ -122,7 +194,7 @@ int rec_cmd_ls(int argc, char **argv)
 			       (unsigned long long)h->bytes_acked,
 			       (unsigned long long)h->bytes_received);
 			printf("\"retransmissions\":%u,\"rtos\":%u,\"drops\":%u,\"reorders\":%u,",
-			       h->total_retrans, h->total_rto, h->drops, h->reorders);
+			       h->total_retrans, h->total_rto, drops, h->reorders);
 			printf("\"ce_marks\":%u,\"zero_windows\":%u,",
 			       h->ce_marks, h->zero_wnd);
 			printf("\"incomplete\":%s,\"status\":\"%s\",",
@@ -136,9 +208,10 @@ int rec_cmd_ls(int argc, char **argv)
 			printf("%10llu  %10llu  %7u  %3u  %5u  %3u  %4u  %s\n",
 			       (unsigned long long)h->bytes_acked,
 			       (unsigned long long)h->bytes_received, h->total_retrans,
-			       h->total_rto, h->drops, h->ce_marks, h->zero_wnd, st);
+			       h->total_rto, drops, h->ce_marks, h->zero_wnd, st);
 		}
 	}
+	free(edge);
 	rec_entries_free(e, n);
 	return bad;
 }

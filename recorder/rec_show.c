@@ -66,7 +66,7 @@ static const char *const rec_lock_names[DETER_LOCK_MAX] = {
 };
 
 static const char *const rec_net_names[DETER_NET_MAX] = {
-	"gap", "late", "ce", "icmp",
+	"gap", "late", "ce", "icmp", "tx-end",
 };
 
 /* What the metrics cache gave, VALUE HOST DETER_HOST_CACHED_CWND_CLAMP on. */

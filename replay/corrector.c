@@ -13,14 +13,19 @@
  *   ref  = idx                               ref starts at arr[0].idx
  *   pos  = position of idx in arr[]          sorted map, built at start
  *
- *   idx < arr min or > arr max  -> accept (outside the recording)
- *   idx in range, not in arr[]  -> drop   (the original network lost it)
+ *   idx < lo or > hi            -> accept (outside the recording)
+ *   idx in [lo, hi], not in arr[] -> drop (the original network lost it)
  *   pos < next, or already held -> accept (a duplicate)
  *   pos == next                 -> accept, next += span, then release
  *                                  held packets while the one at next is
  *                                  held
  *
- * where span is 1, or for a GSO packet that arrived whole in the original
+ * where [lo, hi] is arr[]'s range of indexes, widened to the edges of
+ * the peer's series where the pair of logs knows them (the peer's first
+ * index after the handshake, and one before its last when its socket had
+ * closed before the receiver's last arrival: log/rec_edge.c), so that
+ * the packets the original lost there, which no later arrival showed
+ * missing, are dropped too; and span is 1, or for a GSO packet that arrived whole in the original
  * (one receive of several segments) the positions of its segments: queued
  * with NFQA_CFG_F_GSO, it arrives whole here too.
  *   pos > next                  -> hold (keep the NFQUEUE packet id)
@@ -134,6 +139,7 @@ struct corr_fstate {
 	struct corr_key *keys;		/* arr[] sorted by idx, narr entries */
 	int16_t *slot;			/* per position: held[] slot or CORR_NO_SLOT */
 	uint64_t min_idx, max_idx;	/* range of arr[] indexes */
+	uint64_t lo, hi;		/* the series' range, arr[]'s widened */
 	uint64_t ref;			/* last index seen, for extension */
 	size_t next;			/* first position not delivered */
 	unsigned int nheld;		/* packets held for this flow */
@@ -253,6 +259,29 @@ static void corr_flow_name(const struct corr_flow *f, char *buf, size_t len)
 	snprintf(buf, len, "%s:%u > %s:%u", s, f->sport, d, f->dport);
 }
 
+/*
+ * Widen a flow's range to the edges of the peer's series: its first
+ * index (nearest the lowest arrival, at or below it) and the one before
+ * its end (nearest the highest arrival, above it).
+ */
+static void corr_flow_edges(struct corr_fstate *fs)
+{
+	uint64_t x;
+
+	fs->lo = fs->min_idx;
+	fs->hi = fs->max_idx;
+	if (fs->f->have_first) {
+		x = corr_idx_extend(fs->min_idx, fs->f->first_ipid);
+		if (x < fs->min_idx)
+			fs->lo = x;
+	}
+	if (fs->f->have_end) {
+		x = corr_idx_extend(fs->max_idx, fs->f->end_ipid);
+		if (x > fs->max_idx + 1)
+			fs->hi = x - 1;
+	}
+}
+
 static int corr_flows_init(struct corr *c, const struct corr_flow *flows,
 			   size_t nflows)
 {
@@ -300,6 +329,7 @@ static int corr_flows_init(struct corr *c, const struct corr_flow *flows,
 		fs->min_idx = fs->keys[0].idx;
 		fs->max_idx = fs->keys[f->narr - 1].idx;
 		fs->ref = f->arr[0].idx;
+		corr_flow_edges(fs);
 	}
 	for (i = 0; i < CORR_HOLD_MAX; i++)
 		c->held[i].next_free = i + 1 < CORR_HOLD_MAX ? (int16_t)(i + 1) : CORR_NO_SLOT;
@@ -627,7 +657,7 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 		return corr_verdict(c, id, NF_ACCEPT, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 	fs->ref = idx;
-	if (idx < fs->min_idx || idx > fs->max_idx) {
+	if (idx < fs->lo || idx > fs->hi) {
 		c->st->passed++;
 		return corr_verdict(c, id, NF_ACCEPT, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}

@@ -49,6 +49,16 @@ struct corr_flow {
 	int have_syn_ipid;		/* 1: syn_ipid is known */
 	uint16_t syn_ipid;		/* IP ID of the SYN that got through */
 	int have_ctl;			/* 1: the peer's time-wait answers came */
+	/*
+	 * The edges of the peer's series (log/rec_edge.c): its first IP ID
+	 * after the handshake, and the one past its last when the peer's
+	 * socket closed before this end's last arrival; packets between
+	 * them and the arrivals were lost.
+	 */
+	int have_first;			/* 1: first_ipid is known */
+	uint16_t first_ipid;		/* the peer's first after the handshake */
+	int have_end;			/* 1: end_ipid is known */
+	uint16_t end_ipid;		/* one past the peer's last */
 };
 
 /* What corr_run() did, for the caller's summary. */

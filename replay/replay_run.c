@@ -46,6 +46,7 @@
 #include "replay_gen.h"
 #include "replay_kmod.h"
 #include "replay_net.h"
+#include "rec_edge.h"
 #include "rec_log.h"
 
 /* Status poll period, ms: the progress granularity users see. */
@@ -131,6 +132,7 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 		  int e, int wfd)
 {
 	const struct deter_log_header *hdr = &ctx->pair.log[e]->hdr;
+	const struct deter_log_header *peer = &ctx->pair.log[!e]->hdr;
 	struct sigaction sa = { .sa_handler = replay_corr_on_term };
 	struct corr_flow flow = {
 		.saddr = hdr->daddr, .daddr = hdr->saddr,
@@ -152,6 +154,11 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 		    (log->evs[i].b & DETER_RX_CTL))
 			flow.have_ctl = 1;
 	}
+	/* The edges of the peer's series that only the pair shows. */
+	flow.have_first = !!(hdr->edges & DETER_EDGE_RX);
+	flow.first_ipid = (uint16_t)peer->ipid;
+	flow.have_end = rec_edge_tail(hdr, peer) > 0;
+	flow.end_ipid = (uint16_t)peer->ipid_end;
 	sigaction(SIGTERM, &sa, NULL);	/* no SA_RESTART: wake corr_run */
 	if (corr_run(h->queue, &flow, 1, &replay_corr_stop, &st, &err)) {
 		/* N: it cannot make an arrival; E: it failed. */

@@ -9,7 +9,7 @@ load test_helper
 
 A=106fbda500000005
 B=106fbda500000006
-REC=264		# one record: the 232-byte log header, size, mtime, ctime, inode
+REC=280		# one record: the 248-byte log header, size, mtime, ctime, inode
 HDR=16		# the index's own header
 
 setup() {

@@ -47,7 +47,7 @@ B=106fbda500000006
 @test "deter show --stats accounts for every event and body byte" {
 	run "$DETER" show --stats -d "$DATA" $A
 	assert_status 0
-	[[ "${lines[4]}" == "file       1453 B: header 232 B, body 1221 B compressed from 1828 B"* ]]
+	[[ "${lines[4]}" == "file       1469 B: header 248 B, body 1221 B compressed from 1828 B"* ]]
 	[ "${lines[5]}" = "events     336 in 337 records" ]
 	# The table's events and bytes add up to the log's.
 	sums=$(printf '%s\n' "${lines[@]:7}" | awk '{ ev += $(NF - 3); b += $(NF - 2) } END { print ev, b }')
@@ -84,15 +84,15 @@ B=106fbda500000006
 	truncate -s 500 t.dlog
 	run --separate-stderr "$DETER" show t.dlog
 	assert_status 1
-	[ "$stderr" = "deter show: t.dlog:500: file is 500 bytes, header says 1453" ]
+	[ "$stderr" = "deter show: t.dlog:500: file is 500 bytes, header says 1469" ]
 }
 
 @test "a log of another format version is rejected" {
 	cp "$DATA/$A.dlog" v.dlog
-	printf '\x10' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
+	printf '\x11' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
 	run --separate-stderr "$DETER" show v.dlog
 	assert_status 1
-	[ "$stderr" = "deter show: v.dlog:8: log format 16 is not supported (this deter reads format 15)" ]
+	[ "$stderr" = "deter show: v.dlog:8: log format 17 is not supported (this deter reads format 16)" ]
 }
 
 @test "a file that is not a log is rejected" {
@@ -103,7 +103,7 @@ B=106fbda500000006
 }
 
 @test "a corrupt body is one error line, never a crash" {
-	for off in 240 300 400 600 800 1000; do
+	for off in 256 300 400 600 800 1000; do
 		cp "$DATA/$A.dlog" c.dlog
 		printf '\xff\xff' | dd of=c.dlog bs=1 seek=$off conv=notrunc status=none
 		run --separate-stderr "$DETER" show c.dlog
@@ -188,7 +188,7 @@ B=106fbda500000006
 	chmod 644 d/*.dlog
 	run "$DETER" compact -d d
 	assert_status 0
-	[[ "$output" == "2 logs: 3107 B -> "*" B ("*" %)" ]]
+	[[ "$output" == "2 logs: 3139 B -> "*" B ("*" %)" ]]
 	for id in $A $B; do
 		[ "$(stat -c %a d/$id.dlog)" = 600 ]
 		[ "$(stat -c %s d/$id.dlog)" -lt "$(stat -c %s "$DATA/$id.dlog")" ]
@@ -211,7 +211,7 @@ B=106fbda500000006
 	assert_status 1
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ "${stderr_lines[0]}" == "deter compact: d/c.dlog:body+"[0-9]*": "* ]]
-	[[ "$output" == "1 log: 1453 B -> "*"; the ones named above left as they were" ]]
+	[[ "$output" == "1 log: 1469 B -> "*"; the ones named above left as they were" ]]
 	cmp d/c.dlog c.copy
 	[ "$(ls -a d | grep -c tmp)" -eq 0 ]
 }

@@ -47,10 +47,32 @@ static void deter_ipid_classify_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, deter_ipid_classify(10, 9), DETER_IPID_LATE);
 }
 
+static void deter_ipid_head_gap_test(struct kunit *test)
+{
+	u64 start = 0;
+
+	/* The handshake's ACK created the child: nothing lost. */
+	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 101, &start), 0U);
+	/* The ACK was lost, the first data segment created the child. */
+	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 102, &start), 1U);
+	KUNIT_EXPECT_EQ(test, start, 101ULL);
+	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 105, &start), 4U);
+	KUNIT_EXPECT_EQ(test, start, 101ULL);
+	/* Across the wrap, the lost ones' indexes below the first's. */
+	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(0xffff, 3, &start), 3U);
+	KUNIT_EXPECT_EQ(test, start, 0ULL);
+	/* One more would start below index 0: not counted. */
+	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(0xfffe, 3, &start), 0U);
+	/* A first ID at or before the SYN's is no loss. */
+	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 100, &start), 0U);
+	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 90, &start), 0U);
+}
+
 static struct kunit_case deter_ipid_cases[] = {
 	KUNIT_CASE(deter_ipid_extend_test),
 	KUNIT_CASE(deter_ipid_sequence_test),
 	KUNIT_CASE(deter_ipid_classify_test),
+	KUNIT_CASE(deter_ipid_head_gap_test),
 	{}
 };
 

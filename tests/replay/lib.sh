@@ -511,14 +511,18 @@ log_arrivals() {
 # tcpdump on both sides of the switch: the sender's egress (SENT) and the
 # receiver's ingress (RECEIVED) captures. Prints "DROPS LATE CE UNSENT
 # NSENT NRECEIVED":
-# IP IDs between the least and the greatest received that never arrived
-# though the sender's capture has them; arrivals below the greatest
-# before them; CE marks; and the missing IDs the sender's capture lacks
-# too (lost before its tap, not in the network); and how many packets
-# each capture has (0 if tshark could not read it). IDs are unwrapped to
-# the nearest of the last, both series from the sender's first. A GSO
-# packet covers its segments' IDs (net_ids). An ID 0 with no data after the
-# sender's FIN is its time-wait socket's answer, outside the series.
+# IP IDs the sender's capture has that never arrived: those between the
+# least and the greatest received, the sender's first ones before the
+# least, and its last ones after the greatest when its host's time-wait
+# answer arrived (the sender's socket had closed: nothing of its series
+# was still to come); arrivals below the greatest before them; CE marks;
+# and the missing IDs between the least and the greatest the sender's
+# capture lacks too (lost before its tap, not in the network); and how
+# many packets each capture has (0 if tshark could not read it). IDs are
+# unwrapped to the nearest of the last, both series from the sender's
+# first. A GSO packet covers its segments' IDs (net_ids). An ID 0 with no
+# data after the sender's FIN is its time-wait socket's answer, outside
+# the series. SYNs are outside the series too (net_ids).
 net_truth() {
 	{ net_ids "$1" | sed 's/^/s /'; net_ids "$2" | sed 's/^/r /'; } |
 	awk 'function unwrap(w, id,   d) {
@@ -530,7 +534,7 @@ net_truth() {
 		     return last[w]
 	     }
 	     { w = $1; fin = ($6 == "1" || $6 == "True")
-	       if (fins[w] && $2 == 0 && $5 == 0) next
+	       if (fins[w] && $2 == 0 && $5 == 0) { if (w == "r") tw = 1; next }
 	       if (fin) fins[w] = 1
 	       u = unwrap(w, $2)
 	       segs = $8
@@ -542,6 +546,9 @@ net_truth() {
 	       if ($7 == 3) ce += segs }
 	     END { for (i = lo; n && i <= hi; i++)
 			if (!(i in got)) { if (i in sent) drops++; else unsent++ }
+		   for (i in sent)
+			if (n && !((i + 0) in got) && (i + 0 < lo || (tw && i + 0 > hi)))
+				drops++
 		   printf "%d %d %d %d %d %d\n", drops, late, ce, unsent, ns, n }'
 }
 
