@@ -15,10 +15,10 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/../replay/lib.sh"
 
-# app_testbed FAULT: the A - switch - B testbed, 1 ms each way, offloads
-# off, with the switch doing FAULT to the traffic:
+# app_testbed FAULT [PCT]: the A - switch - B testbed, 1 ms each way,
+# offloads off, with the switch doing FAULT to the traffic:
 #   clean     nothing
-#   loss      drops 2 % of packets each way at random (netem)
+#   loss      drops PCT % (default 2) of packets each way at random (netem)
 #   ecn       10 Mbit/s links each way whose RED queues mark CE, ECN and
 #             DCTCP at both hosts
 #   taildrop  10 Mbit/s links each way with an 8 KB queue (tbf)
@@ -28,8 +28,8 @@ app_testbed() {
 	case $1 in
 	clean) ;;
 	loss)
-		switch_queue s0 netem loss 2% limit 10000 &&
-		switch_queue s1 netem loss 2% limit 10000 ;;
+		switch_queue s0 netem loss "${2:-2}%" limit 10000 &&
+		switch_queue s1 netem loss "${2:-2}%" limit 10000 ;;
 	ecn)
 		switch_red s0 10mbit && switch_red s1 10mbit || return 1
 		# A namespace's default may only be a congestion control the
@@ -129,23 +129,39 @@ app_nginx() {
 	wait_listen "$B" 80
 }
 
-# app_conns PORT: the client ports of the connections to B:PORT whose SYN
-# left A, from A's egress capture, one per line.
-app_conns() {
-	tcpdump -r "$TB_TMP/a0.pcap" -nn "tcp[tcpflags] & tcp-syn != 0" 2>/dev/null |
-		sed -n "s/.* IP $A_IP\.\([0-9]*\) > $B_IP\.$1: .*/\1/p" | sort -un
+# app_curl N: curl on A fetching B's 4 KiB file N times, each on a
+# connection of its own (Connection: close), eight at a time.
+app_curl() {
+	mkdir -p "$TB_TMP/curl"
+	ip netns exec "$A" curl -sS -Z --parallel-max 8 -H 'Connection: close' \
+		-w '%{http_code}\n' -o "$TB_TMP/curl/#1" "http://$B_IP/4k?[1-$1]" \
+		> "$TB_TMP/curl.out" || return 1
+	echo "    curl| $(sort "$TB_TMP/curl.out" | uniq -c | tr -s ' ' | tr '\n' ' ')"
+	[ "$(grep -c '^200$' "$TB_TMP/curl.out")" = "$1" ]
 }
 
-# app_record NAME PORT: workload() under deter record and the egress
-# captures of every connection to B:PORT, then the checks of the logs:
-# workload ok, both ends of each connection tcpdump saw logged, complete.
-app_record() {
-	local name=$1 port=$2 rec wl p n=0 miss= inc
+# app_conns PORTS: the connections to B on PORTS (comma-separated) whose
+# SYN left A, from A's egress capture, one "PORT:CLIENT-PORT" per line.
+app_conns() {
+	tcpdump -r "$TB_TMP/a0.pcap" -nn "tcp[tcpflags] & tcp-syn != 0" 2>/dev/null |
+		sed -n "s/.* IP $A_IP\.\([0-9]*\) > $B_IP\.\([0-9]*\): .*/\2:\1/p" | sort -u |
+		awk -F: -v ports="$1" 'BEGIN { n = split(ports, p, ","); for (i = 1; i <= n; i++) want[p[i]] = 1 }
+			$1 in want'
+}
 
-	record_start "$port"
+# app_record NAME PORTS: workload() under deter record and the egress
+# captures of every connection to B on PORTS (one port, or several
+# joined by commas), then the checks of the logs: workload ok, both ends
+# of each connection tcpdump saw logged, complete. Prints a BENCH line
+# with the number of connections.
+app_record() {
+	local name=$1 ports=$2 rec wl c n=0 miss= inc filter
+
+	filter="(tcp port ${ports//,/ or tcp port })"
+	record_start "$ports"
 	rec=$REC_PID
-	capture_start "$A" a0 a0 "tcp port $port and src host $A_IP" || return 1
-	capture_start "$B" b0 b0 "tcp port $port and src host $B_IP" || return 1
+	capture_start "$A" a0 a0 "$filter and src host $A_IP" || return 1
+	capture_start "$B" b0 b0 "$filter and src host $B_IP" || return 1
 	workload
 	wl=$?
 	capture_stop
@@ -157,46 +173,48 @@ app_record() {
 	CHECK_RC=0
 	check_err $wl "the workload failed (status $wl)"
 	"$DETER" ls -d "$LOGS" --json > "$TB_TMP/ls.json"
-	APP_CONNS=$(app_conns "$port")
-	for p in $APP_CONNS; do
+	APP_CONNS=$(app_conns "$ports")
+	for c in $APP_CONNS; do
 		n=$((n + 1))
-		[ -n "$(log_id "$A_IP:$p" "$B_IP:$port")" ] &&
-			[ -n "$(log_id "$B_IP:$port" "$A_IP:$p")" ] || miss+=" $p"
+		[ -n "$(log_id "$A_IP:${c#*:}" "$B_IP:${c%:*}")" ] &&
+			[ -n "$(log_id "$B_IP:${c%:*}" "$A_IP:${c#*:}")" ] || miss+=" ${c#*:}"
 	done
 	[ "$n" -gt 0 ]
-	check_err $? "tcpdump saw no connection to port $port"
+	check_err $? "tcpdump saw no connection to port $ports"
 	[ -z "$miss" ]
 	check_err $? "no log of one end or both of the connections from A's port$miss: $(tail -2 "$TB_TMP/record.err")"
 	inc=$(grep -c '"incomplete":true' "$TB_TMP/ls.json")
 	[ "$inc" = 0 ]
 	check_err $? "$inc logs are incomplete: $(grep '"incomplete":true' "$TB_TMP/ls.json" | grep -o '"status":"[^"]*"' | sort | uniq -c | tr '\n' ' ')"
 	log_test $CHECK_RC "$name: recorded $n connections, both ends of each, every log complete"
+	echo "BENCH app=$name recorded=$n ok=$((CHECK_RC == 0))"
 	APP_N=$n
 	app_fault_check "$name" || CHECK_RC=1
 	[ $CHECK_RC -eq 0 ]
 }
 
-# app_replay_all NAME PORT: every connection app_record found, replayed
+# app_replay_all NAME: every connection app_record found, replayed
 # REPLAYS times against its own packets in each host's egress capture.
 app_replay_all() {
-	local name=$1 port=$2 p i
+	local name=$1 c i
 
-	for p in $APP_CONNS; do
-		ID=$(log_id "$A_IP:$p" "$B_IP:$port")
+	for c in $APP_CONNS; do
+		ID=$(log_id "$A_IP:${c#*:}" "$B_IP:${c%:*}")
 		[ -n "$ID" ] || continue
-		hdrseq_split "$TB_TMP/a0.pcap" "$TB_TMP/a.truth" "src port $p"
-		hdrseq_split "$TB_TMP/b0.pcap" "$TB_TMP/b.truth" "dst port $p"
-		DIVERGED_SHOWN= SERVER_PORT=$port CLIENT_PORT=$p
+		hdrseq_split "$TB_TMP/a0.pcap" "$TB_TMP/a.truth" "src port ${c#*:}"
+		hdrseq_split "$TB_TMP/b0.pcap" "$TB_TMP/b.truth" "dst port ${c#*:}"
+		DIVERGED_SHOWN= SERVER_PORT=${c%:*} CLIENT_PORT=${c#*:}
+		BENCH_NAME=$name BENCH_CONN=${c#*:}
 		for i in $(seq "$REPLAYS"); do
-			scenario_replay "$name: port $p" "$i"
+			scenario_replay "$name: port ${c#*:}" "$i"
 		done
 	done
 }
 
-# app_run NAME PORT: record, then replay every connection. APP_KEEP=DIR
+# app_run NAME PORTS: record, then replay every connection. APP_KEEP=DIR
 # keeps the scenario's files (logs, captures, replays) in DIR/NAME.
 app_run() {
-	app_record "$1" "$2" && app_replay_all "$1" "$2"
+	app_record "$1" "$2" && app_replay_all "$1"
 	[ -z "${APP_KEEP:-}" ] || cp -a "$TB_TMP" "$APP_KEEP/$1"
 }
 

@@ -191,12 +191,18 @@ egress_diff() {
 	[ -s "$3" ] || { echo "0 the ground truth $3 is empty" > "$out/$h.diff"; return 1; }
 }
 
-# record_start PORT [VAR=VALUE...]: deter record of the connections on
-# PORT into $LOGS in the background (its pid in REC_PID, its messages in
+# record_start PORTS [VAR=VALUE...]: deter record of the connections on
+# PORTS (one port, or several joined by commas) into $LOGS in the background (its pid in REC_PID, its messages in
 # $TB_TMP/record.err), with VAR=VALUE in its environment; returns once
 # it is armed (it says where it records) or has exited.
 record_start() {
-	env "${@:2}" "$DETER" record -o "$LOGS" --port "$1" 2> "$TB_TMP/record.err" &
+	local -a ports=()
+	local p
+
+	for p in ${1//,/ }; do
+		ports+=(--port "$p")
+	done
+	env "${@:2}" "$DETER" record -o "$LOGS" "${ports[@]}" 2> "$TB_TMP/record.err" &
 	REC_PID=$!
 	for _ in $(seq 100); do
 		grep -q "recording into" "$TB_TMP/record.err" && break
@@ -305,8 +311,10 @@ diverged_context() {
 }
 
 # scenario_replay NAME I: replay ID once and compare with the truth.
-# Also prints a BENCH line for make bench: verified, wall time, the
-# original's duration, send-time error (max, p99, us) at each host.
+# Also prints a BENCH line for make bench: the scenario (BENCH_NAME, else
+# NAME) and connection (BENCH_CONN, the client's port), verified, deter
+# replay's exit status, wall time, the original's duration, send-time
+# error (max, p99, us) at each host, and deter replay's last word.
 scenario_replay() {
 	local name=$1 i=$2 out=$TB_TMP/replay$2 rc h t0 t1 e err_a= err_b=
 	local -a extra
@@ -329,7 +337,8 @@ scenario_replay() {
 			if [ "$h" = a ]; then err_a=$e; else err_b=$e; fi
 		fi
 	done
-	echo "BENCH scenario=$name replay=$i verified=$((CHECK_RC == 0)) wall_ms=$(( (t1 - t0) / 1000000 ))" \
+	echo "BENCH scenario=${BENCH_NAME:-$name} conn=${BENCH_CONN:--} replay=$i" \
+	     "verified=$((CHECK_RC == 0)) deter_rc=$rc wall_ms=$(( (t1 - t0) / 1000000 ))" \
 	     "orig_ms=$(sed -n "s/.*\"id\":\"$ID\".*\"duration_ns\":\([0-9]*\).*/\1/p" "$TB_TMP/ls.json" | awk '{ printf "%d", $1 / 1e6 }')" \
 	     "err_a_us=${err_a:--/-} err_b_us=${err_b:--/-}" \
 	     "result=$( (grep "^replay [0-9a-f]*: " "$TB_TMP/replay$i.out" || tail -1 "$TB_TMP/replay$i.out") | tail -1 | tr ' ' '_' | cut -c1-160)"
