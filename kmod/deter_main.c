@@ -148,7 +148,7 @@ static bool deter_op_lock(struct sock *sk, enum deter_site site)
 static void deter_op_release(struct sock *sk)
 {
 	if (!deter_replay_active() || !deter_replay_sk_backlog_check(sk, true))
-		deter_rec_backlog_check(sk);
+		deter_rec_release(sk);
 }
 
 static void deter_op_backlog_check(struct sock *sk)

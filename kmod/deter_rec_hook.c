@@ -217,8 +217,10 @@ void deter_rec_sk_lock(struct sock *sk, enum deter_site site)
 		a = deter_rec_not_due(sk, site) ? DETER_LOCK_F_NOT_DUE : 0;
 	seq = deter_rec_emit(ds, DETER_EV_LOCK, deter_conn_site_lock[site],
 			     a, 0, 0);
-	if (site == DETER_SITE_LOCK_APP)
+	if (site == DETER_SITE_LOCK_APP) {
+		deter_rec_jif_step_begin();
 		deter_rec_config(ds, sk);
+	}
 	deter_rec_checkpoint(ds, sk, seq);
 }
 
@@ -233,6 +235,17 @@ void deter_rec_backlog_check(struct sock *sk)
 
 	if (ds)
 		ds->bl_checks++;
+}
+
+/*
+ * The owner of @sk is about to release it: its last backlog check, and
+ * the end of the step whose jiffies deter_rec_jif_step_begin() held. The
+ * handlers release_sock() still runs log events of their own.
+ */
+void deter_rec_release(struct sock *sk)
+{
+	deter_rec_jif_step_end();
+	deter_rec_backlog_check(sk);
 }
 
 /**

@@ -26,6 +26,7 @@ void deter_rec_exit(void);
 
 void deter_rec_sk_lock(struct sock *sk, enum deter_site site);
 void deter_rec_backlog_check(struct sock *sk);
+void deter_rec_release(struct sock *sk);
 void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb);
 void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 		       u32 flags);

@@ -23,7 +23,9 @@
  * Jiffies are held per context: what a context read at its last event
  * is what it reads until its next one (deter_rec_jiffies_read()), so no
  * tick falls inside one processing step; the replay answers every read
- * of a step with the value logged at its event.
+ * of a step with the value logged at its event. A task holds them for as
+ * long as it owns a recorded socket (up to DETER_REC_JIF_STEP), however
+ * long its host kept it from running.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -54,12 +56,29 @@
  * hooks run under spin_lock_bh(), the rest of the step may not). A step
  * of a socket not recorded empties the slot; a held value older than
  * DETER_REC_JIF_HOLD (a slot left by a step that ended) is not used.
+ *
+ * Except in a task that owns a recorded socket: from its app lock turn
+ * (deter_rec_jif_step_begin()) to its release_sock() (..._end()) it
+ * reads the held value for up to DETER_REC_JIF_STEP. A host that stops
+ * the task's CPU mid-step (a vCPU its host preempted, in the middle of
+ * tcp_write_xmit()) would otherwise have TCP arm a deadline on a tick no
+ * event logged, which the replay, reading the logged one, cannot match:
+ * the loss probe comes due at another of the owner's turns.
  */
 #define DETER_REC_JIF_HOLD	(HZ / 10)
+/*
+ * A preempted vCPU of the testbed stalled a step for 330 ms; 2 s covers
+ * such stalls with room, and bounds how stale a slot can be that a task
+ * which migrated mid-step left on the CPU it started on (its release
+ * ends the step on the CPU it ran on last): only a read without a lock
+ * hook (TCP_INFO's lock_sock_fast()) could see it.
+ */
+#define DETER_REC_JIF_STEP	(2 * HZ)
 
 struct deter_rec_jif {
 	struct task_struct *task;	/* NULL: the softirq slot */
 	unsigned long jif;
+	bool step;	/* task owns a recorded socket: hold up to _STEP */
 };
 
 static DEFINE_PER_CPU(struct deter_rec_jif, deter_rec_jif_bh);
@@ -83,10 +102,41 @@ static void deter_rec_jif_store(bool hold, unsigned long now)
 
 	preempt_disable();
 	j = deter_rec_jif_slot(&task);
+	if (!hold || j->task != task)
+		j->step = false;
 	j->task = hold ? task : ERR_PTR(-ENOENT);	/* matches no context */
 	j->jif = now;
 	preempt_enable();
 }
+
+/* Mark this task's slot as held while it owns the socket (@on) or not. */
+static void deter_rec_jif_step(bool on)
+{
+	struct task_struct *task;
+	struct deter_rec_jif *j;
+
+	if (!in_task())
+		return;
+	preempt_disable();
+	j = deter_rec_jif_slot(&task);
+	if (j->task == task)
+		j->step = on;
+	preempt_enable();
+}
+
+/* The task took a recorded socket at its app lock turn, slot just set. */
+void deter_rec_jif_step_begin(void)
+{
+	deter_rec_jif_step(true);
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_rec_jif_step_begin);
+
+/* The task releases a socket: back to DETER_REC_JIF_HOLD. */
+void deter_rec_jif_step_end(void)
+{
+	deter_rec_jif_step(false);
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_rec_jif_step_end);
 
 void deter_rec_jif_set(unsigned long now)
 {
@@ -109,8 +159,9 @@ unsigned long deter_rec_jiffies_read(void)
 
 	preempt_disable();
 	j = deter_rec_jif_slot(&task);
-	if (j->task == task && time_in_range(now, j->jif,
-					     j->jif + DETER_REC_JIF_HOLD))
+	if (j->task == task &&
+	    time_in_range(now, j->jif, j->jif + (j->step ? DETER_REC_JIF_STEP :
+						 DETER_REC_JIF_HOLD)))
 		now = j->jif;
 	preempt_enable();
 	return now;

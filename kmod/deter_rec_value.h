@@ -49,6 +49,8 @@ void deter_rec_jiffies(struct deter_sock *ds);
 unsigned long deter_rec_jiffies_read(void);
 void deter_rec_jif_set(unsigned long now);
 void deter_rec_jif_clear(void);
+void deter_rec_jif_step_begin(void);
+void deter_rec_jif_step_end(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct deter_rec_hs *deter_rec_hs_slot(struct deter_rec_hs *tab, u32 netns,
 				       __be32 laddr, u16 lport, __be32 raddr,

@@ -307,8 +307,12 @@ bool deter_replay_page_frag_refill(struct sock *sk, struct page_frag *pfrag,
 		pfrag->offset = off;
 		pfrag->size = size;
 	} else if (page) {
+		/* Named by the restart the log has next, and where this one was. */
 		spin_lock_bh(&rpl->lock);
-		deter_rpl_diverge(rpl, "page fragment: a new page where the original kept going");
+		deter_rpl_diverge(rpl,
+				  "event %u: page fragment: a new page where the original kept going (refill %u since the last restart, at offset %u of %u)",
+				  rpl->pf.ev ? rpl->pf.ev->seq : 0, rpl->ds->pf_same, off,
+				  size);
 		spin_unlock_bh(&rpl->lock);
 	}
 	return true;

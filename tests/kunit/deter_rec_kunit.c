@@ -2,7 +2,8 @@
 /*
  * KUnit suite deter_rec: the jiffies a recording context reads, held at
  * the value of its last event, per context, until a step of a socket not
- * recorded or for at most DETER_REC_JIF_HOLD; the passive handshakes'
+ * recorded or for at most DETER_REC_JIF_HOLD (DETER_REC_JIF_STEP while a
+ * task owns a recorded socket); the passive handshakes'
  * table; the TS option parser of received segments.
  */
 #include <kunit/test.h>
@@ -65,6 +66,41 @@ static void deter_rec_jif_bh_off_test(struct kunit *test)
 	got = deter_rec_jiffies_read();
 	local_bh_enable();
 	KUNIT_EXPECT_TRUE(test, deter_rec_jif_held(got, j - 1));
+	deter_rec_jif_clear();
+	migrate_enable();
+}
+
+/*
+ * A task that owns a recorded socket holds its jiffies past
+ * DETER_REC_JIF_HOLD, however long it was kept from running, until it
+ * releases the socket; not past DETER_REC_JIF_STEP, nor after a step of
+ * a socket not recorded.
+ */
+static void deter_rec_jif_step_test(struct kunit *test)
+{
+	unsigned long j;
+
+	migrate_disable();
+	j = jiffies;
+	deter_rec_jif_set(j - HZ / 2);
+	deter_rec_jif_step_begin();
+	KUNIT_EXPECT_EQ(test, deter_rec_jiffies_read(), j - HZ / 2);
+	/* The step's later events move the held value, and keep the step. */
+	deter_rec_jif_set(j - HZ / 3);
+	KUNIT_EXPECT_EQ(test, deter_rec_jiffies_read(), j - HZ / 3);
+	/* Released: the hold's own bound again. */
+	deter_rec_jif_step_end();
+	KUNIT_EXPECT_TRUE(test, time_after_eq(deter_rec_jiffies_read(), j));
+	/* Not past the step's bound. */
+	deter_rec_jif_set(j - 3 * HZ);
+	deter_rec_jif_step_begin();
+	KUNIT_EXPECT_TRUE(test, time_after_eq(deter_rec_jiffies_read(), j));
+	/* A socket not recorded ends it. */
+	deter_rec_jif_set(j - HZ / 2);
+	deter_rec_jif_step_begin();
+	deter_rec_jif_clear();
+	deter_rec_jif_set(j - HZ / 2);
+	KUNIT_EXPECT_TRUE(test, time_after_eq(deter_rec_jiffies_read(), j));
 	deter_rec_jif_clear();
 	migrate_enable();
 }
@@ -185,6 +221,7 @@ static void deter_rec_tsval_test(struct kunit *test)
 static struct kunit_case deter_rec_test_cases[] = {
 	KUNIT_CASE(deter_rec_jif_hold_test),
 	KUNIT_CASE(deter_rec_jif_bh_off_test),
+	KUNIT_CASE(deter_rec_jif_step_test),
 	KUNIT_CASE(deter_rec_hs_test),
 	KUNIT_CASE(deter_rec_tsval_test),
 	{}
