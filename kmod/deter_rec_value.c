@@ -67,7 +67,7 @@
  */
 #define DETER_REC_JIF_HOLD	(HZ / 10)
 /*
- * A preempted vCPU of the testbed stalled a step for 330 ms; 2 s covers
+ * A vCPU its busy host preempts stalls a step for hundreds of ms; 2 s covers
  * such stalls with room, and bounds how stale a slot can be that a task
  * which migrated mid-step left on the CPU it started on (its release
  * ends the step on the CPU it ran on last): only a read without a lock
