@@ -867,8 +867,9 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 			 * a signal, which the replay's has none of: it would
 			 * go on with the rest.
 			 */
-			if (c->call == DETER_ABI_CALL_SENDMSG && c->flags & DETER_MSG_SPLICE_PAGES &&
-			    c->done_seq && c->ret > 0 && (uint64_t)c->ret < c->arg &&
+			if (c->call == DETER_ABI_CALL_SENDMSG &&
+			    c->flags & DETER_MSG_SPLICE_PAGES && c->done_seq && c->ret > 0 &&
+			    (uint64_t)c->ret < c->arg &&
 			    (j + 1 == plan->threads[i].ncalls || !c[1].cont))
 				return rec_err(err,
 					       "event %u: a spliced send returned %lld of %llu bytes and the kernel did not send the rest (a signal ended the splice()); the replay's would",

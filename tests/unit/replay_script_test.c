@@ -589,7 +589,7 @@ static void test_plan_splice_cont(void)
 	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
 	UNIT_CHECK(!plan.threads[0].calls[1].cont);
 	UNIT_CHECK(replay_plan_check(&plan, &err) != 0);
-	UNIT_CHECK(err && !strncmp(err, "event 3: a spliced send returned 44252 of 65536 bytes", 53));
+	UNIT_CHECK(err && strstr(err, "event 3: a spliced send returned 44252 of 65536 bytes"));
 	UNIT_CHECK(err && !strchr(err, '\n'));
 	free(err);
 	err = NULL;
@@ -616,7 +616,8 @@ static void test_plan_splice_cont(void)
 	UNIT_CHECK_EQ(plan.nthreads, 2);
 	UNIT_CHECK(plan.threads[0].calls[1].cont);
 	UNIT_CHECK(replay_plan_check(&plan, &err) != 0);
-	UNIT_CHECK(err && !strncmp(err, "event 5: a call of thread 8 came between a spliced send of thread 7 that returned short (event 3)", 96));
+	UNIT_CHECK(err && !strncmp(err, "event 5: a call of thread 8 came between", 40));
+	UNIT_CHECK(err && strstr(err, "a spliced send of thread 7 that returned short (event 3)"));
 	free(err);
 	replay_plan_free(&plan);
 }
