@@ -26,6 +26,10 @@
  * send's in the same page (DETER_SPLICE_*), decide how TCP merges and
  * splits them: the thread takes them from the memfd where
  * they lie so, after its last send's bytes, or from a page of their own.
+ * A send that returned short is followed, inside the same splice(), by
+ * the kernel's own sends of the bytes left (splice_to_socket()), which
+ * the log has as calls of their own (replay_call.cont): the thread's
+ * one splice() makes them too, and returns what they all took.
  * What a send cut short left in the pipe is dropped, and the next send
  * starts again from the first byte not sent, as sendfile() does (a
  * nonblocking socket's, each time its send buffer fills). (A send whose pages
@@ -619,6 +623,19 @@ static void replay_gen_turn(struct replay_gen_worker *w, const struct replay_cal
 	pthread_mutex_unlock(&ctx->turn_lock);
 }
 
+/* @n more of @w's calls started: the kernel's own, with the one before. */
+static void replay_gen_started(struct replay_gen_worker *w, size_t n)
+{
+	struct replay_gen_ctx *ctx = w->ctx;
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&ctx->turn_lock);
+	w->started += n;
+	pthread_cond_broadcast(&ctx->turn_cond);
+	pthread_mutex_unlock(&ctx->turn_lock);
+}
+
 /* @w's calls returned: @n more, or all of them (@n 0: it stopped). */
 static void replay_gen_returned(struct replay_gen_worker *w, size_t n)
 {
@@ -640,10 +657,10 @@ static void *replay_gen_thread(void *arg)
 	struct replay_gen_worker *w = arg;
 	struct replay_gen_ctx *ctx = w->ctx;
 	uint8_t *rbuf = MAP_FAILED;
-	size_t rlen = 1, i;
+	size_t rlen = 1, i, conts = 0;
 	char gots[96];
 	ssize_t r;
-	int64_t got;
+	int64_t got, want;
 	int v;
 
 	for (i = 0; i < w->t->ncalls; i++)
@@ -664,10 +681,15 @@ static void *replay_gen_thread(void *arg)
 		w->ret = 1;
 		return NULL;
 	}
-	for (i = 0; i < w->t->ncalls; i++) {
+	for (i = 0; i < w->t->ncalls; i += 1 + conts) {
 		const struct replay_call *c = &w->t->calls[i];
 
 		replay_gen_turn(w, c);
+		/* The kernel's sends of what this one leaves: its own. */
+		want = c->ret;
+		for (conts = 0; i + 1 + conts < w->t->ncalls && c[1 + conts].cont; conts++)
+			want += c[1 + conts].ret > 0 ? c[1 + conts].ret : 0;
+		replay_gen_started(w, conts);
 		if (replay_gen_config(ctx, c)) {
 			w->ret = 1;
 			break;
@@ -701,8 +723,8 @@ static void *replay_gen_thread(void *arg)
 			break;
 		}
 		got = r < 0 ? -errno : r;
-		replay_gen_returned(w, 1);
-		if (c->done_seq && got != c->ret) {
+		replay_gen_returned(w, 1 + conts);
+		if (c->done_seq && got != want) {
 			if (got < 0)
 				snprintf(gots, sizeof(gots), "%lld (%s)", (long long)got,
 					 strerror(-got));
@@ -718,7 +740,7 @@ static void *replay_gen_thread(void *arg)
 						  "event %u: %s of %llu bytes returned %s, expected %lld",
 						  c->seq, replay_call_name(c->call),
 						  (unsigned long long)c->arg, gots,
-						  (long long)c->ret);
+						  (long long)want);
 			w->ret = 1;
 			break;
 		}

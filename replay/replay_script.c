@@ -554,6 +554,27 @@ static uint32_t replay_plan_first_locks(const struct rec_log *log,
 	return plan->connect_waits ? 0 : pending;
 }
 
+/*
+ * Whether a CALL @e of thread @t, @locks app lock turns after the
+ * thread's previous call returned and with no option set before it, is
+ * the kernel's own: splice_to_socket() sends at once what is left of
+ * a spliced send that returned short, and stops only at a signal, an
+ * error or EAGAIN. Its bytes are exactly those left.
+ */
+static int replay_plan_is_cont(const struct replay_thread *t, const struct rec_ev *e,
+			       uint32_t locks, int opts)
+{
+	const struct replay_call *p;
+
+	if (!t->ncalls || e->sub != DETER_ABI_CALL_SENDMSG ||
+	    !((e->b >> 32) & DETER_MSG_SPLICE_PAGES) || locks > 1 || opts)
+		return 0;
+	p = &t->calls[t->ncalls - 1];
+	return p->call == DETER_ABI_CALL_SENDMSG && p->flags & DETER_MSG_SPLICE_PAGES &&
+	       p->done_seq && p->ret > 0 && (uint64_t)p->ret < p->arg &&
+	       e->a == p->arg - (uint64_t)p->ret;
+}
+
 /**
  * replay_plan_build() - the socket calls of one end, per recorded thread
  * @log: that end's log
@@ -567,6 +588,15 @@ static uint32_t replay_plan_first_locks(const struct rec_log *log,
  * lock the log counts. Later ones were set by a setsockopt() whose own
  * lock is in the log: the generator sets them before the next call, as
  * often as they changed.
+ *
+ * A spliced send (sendfile(), splice()) that returned short, as a
+ * nonblocking socket's does when its send buffer fills, is followed in
+ * the same syscall by the kernel's send of the bytes left, then of
+ * those that one left, until one takes them all or fails:
+ *
+ *   CALL 65536 -> 44252,  CALL 21284 (cont) -> -EAGAIN   sendfile() = 44252
+ *
+ * Those are marked cont: the generator's one splice() makes them all.
  *
  * Return: 0, or -1 with *err set (a return without a call, a bad call).
  */
@@ -664,6 +694,7 @@ int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 			c->locks = replay_plan_first_locks(log, plan, pending);
 		else
 			c->locks = !mixed ? pending : 0;
+		c->cont = !first && replay_plan_is_cont(t, e, c->locks, c->nopts > 0);
 		pending = 0;
 		mixed = busy > 0;
 		/* Under way until its return (shutdown and close have none). */
@@ -767,6 +798,35 @@ int replay_arrivals_build(const struct rec_log *log,
 	return 0;
 }
 
+/*
+ * Thread @ti's calls @j on that the kernel made after a spliced send,
+ * call @j - 1, returned short (replay_call.cont): the generator's splice()
+ * for it makes them all, so no other thread's call may have to wait for
+ * its return in between (replay_gen_turn()). 0 if none came between; else
+ * -1 with *err set.
+ */
+static int replay_plan_check_cont(const struct replay_plan *plan, size_t ti, size_t j,
+				  char **err)
+{
+	const struct replay_thread *t = &plan->threads[ti];
+	const struct replay_call *c0 = &t->calls[j - 1], *o;
+	uint32_t end = c0->done_seq;
+	size_t i, k;
+
+	for (; j < t->ncalls && t->calls[j].cont; j++)
+		end = t->calls[j].done_seq ? t->calls[j].done_seq : UINT32_MAX;
+	for (i = 0; i < plan->nthreads; i++) {
+		for (k = 0; i != ti && k < plan->threads[i].ncalls; k++) {
+			o = &plan->threads[i].calls[k];
+			if (o->seq > c0->done_seq && o->seq < end)
+				return rec_err(err,
+					       "event %u: a call of thread %u came between a spliced send of thread %u that returned short (event %u) and the kernel's sends of the rest; the replay cannot order them",
+					       o->seq, plan->threads[i].tid, t->tid, c0->done_seq);
+		}
+	}
+	return 0;
+}
+
 /**
  * replay_plan_check() - can the generator issue every call of a plan?
  * @plan: from replay_plan_build()
@@ -802,6 +862,21 @@ int replay_plan_check(const struct replay_plan *plan, char **err)
 				return rec_err(err,
 					       "event %u: setsockopt of TCP option %u cannot be replayed",
 					       c->seq, c->flags);
+			/*
+			 * splice_to_socket() stops after a short send only at
+			 * a signal, which the replay's has none of: it would
+			 * go on with the rest.
+			 */
+			if (c->call == DETER_ABI_CALL_SENDMSG &&
+			    c->flags & DETER_MSG_SPLICE_PAGES && c->done_seq && c->ret > 0 &&
+			    (uint64_t)c->ret < c->arg &&
+			    (j + 1 == plan->threads[i].ncalls || !c[1].cont))
+				return rec_err(err,
+					       "event %u: a spliced send returned %lld of %llu bytes and the kernel did not send the rest (a signal ended the splice()); the replay's would",
+					       c->done_seq, (long long)c->ret,
+					       (unsigned long long)c->arg);
+			if (c->cont && !c[-1].cont && replay_plan_check_cont(plan, i, j, err))
+				return -1;
 		}
 	}
 	/* Sends that put nothing there: the messages came from elsewhere. */

@@ -50,6 +50,14 @@ struct replay_call {
 	 * nothing but lock and release.
 	 */
 	uint32_t locks;
+	/*
+	 * 1: not the application's call but the kernel's, going on with
+	 * the thread's previous spliced send, which returned short:
+	 * splice_to_socket() sends what is left of its bytes at once
+	 * (replay_plan_build()). The generator's splice() for that send
+	 * makes this one too.
+	 */
+	uint8_t cont;
 };
 
 /* A socket option's value, as the log has it (enum deter_cfg). */

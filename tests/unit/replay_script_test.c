@@ -527,6 +527,102 @@ static void test_plan_splice_read(void)
 }
 
 /*
+ * A nonblocking sendfile() whose first send returned short: the kernel's
+ * send of the rest (EAGAIN) is marked as its own, not the application's;
+ * a new sendfile() after it is the application's. A short send the
+ * kernel did not go on with (a signal), and another thread's call
+ * between a short send and the kernel's, are refused, naming the event.
+ */
+static void test_plan_splice_cont(void)
+{
+#define SPLICED ((uint64_t)(DETER_MSG_SPLICE_PAGES | 0x8040) << 32)
+	struct rec_ev evs[] = {
+		{ .seq = 1, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 2, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = 65536, .b = SPLICED | 7 },
+		{ .seq = 3, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = 44252 },
+		{ .seq = 4, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 5, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = 21284, .b = SPLICED | 7 },
+		{ .seq = 6, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = (uint64_t)-11 },
+		{ .seq = 7, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 8, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = 62244, .b = SPLICED | 7 },
+		{ .seq = 9, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = (uint64_t)-11 },
+	};
+	struct rec_ev other[] = {
+		{ .seq = 1, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 2, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = 65536, .b = SPLICED | 7 },
+		{ .seq = 3, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = 44252 },
+		{ .seq = 4, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 5, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_RECVMSG, .a = 10, .b = 8 },
+		{ .seq = 6, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_RECVMSG,
+		  .a = (uint64_t)-11 },
+		{ .seq = 7, .type = DETER_EV_LOCK, .sub = DETER_LOCK_APP },
+		{ .seq = 8, .type = DETER_EV_CALL, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = 21284, .b = SPLICED | 7 },
+		{ .seq = 9, .type = DETER_EV_CALL_DONE, .sub = DETER_ABI_CALL_SENDMSG,
+		  .a = (uint64_t)-11 },
+	};
+#undef SPLICED
+	struct rec_log log = { .evs = evs, .nevs = ARRAY_SIZE(evs) };
+	const struct replay_call *c;
+	struct replay_plan plan;
+	char *err = NULL;
+
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.nthreads, 1);
+	UNIT_CHECK_EQ(plan.threads[0].ncalls, 3);
+	c = plan.threads[0].calls;
+	UNIT_CHECK(!c[0].cont && c[1].cont && !c[2].cont);
+	UNIT_CHECK_EQ(c[1].locks, 1);
+	UNIT_CHECK(!replay_plan_check(&plan, &err));
+	replay_plan_free(&plan);
+
+	/* Not the bytes left: a sendfile() of its own, after a signal. */
+	evs[4].a = 62244;
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK(!plan.threads[0].calls[1].cont);
+	UNIT_CHECK(replay_plan_check(&plan, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "event 3: a spliced send returned 44252 of 65536 bytes"));
+	UNIT_CHECK(err && !strchr(err, '\n'));
+	free(err);
+	err = NULL;
+	replay_plan_free(&plan);
+
+	/* The short send is the log's last call. */
+	log.nevs = 3;
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK(replay_plan_check(&plan, &err) != 0);
+	UNIT_CHECK(err && !strncmp(err, "event 3: a spliced send returned", 32));
+	free(err);
+	err = NULL;
+	replay_plan_free(&plan);
+
+	/* A plain send's short return ends the call: nothing follows. */
+	evs[1].b = 7;
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK(!replay_plan_check(&plan, &err));
+	replay_plan_free(&plan);
+
+	log.evs = other;
+	log.nevs = ARRAY_SIZE(other);
+	UNIT_CHECK(!replay_plan_build(&log, &plan, &err));
+	UNIT_CHECK_EQ(plan.nthreads, 2);
+	UNIT_CHECK(plan.threads[0].calls[1].cont);
+	UNIT_CHECK(replay_plan_check(&plan, &err) != 0);
+	UNIT_CHECK(err && !strncmp(err, "event 5: a call of thread 8 came between", 40));
+	UNIT_CHECK(err && strstr(err, "a spliced send of thread 7 that returned short (event 3)"));
+	free(err);
+	replay_plan_free(&plan);
+}
+
+/*
  * Reads of the error queue that found it empty are left out of the plan
  * (no lock turn of theirs); one that found a message, and sends that put
  * messages there, are refused, naming the event.
@@ -639,6 +735,7 @@ int main(void)
 	UNIT_RUN(test_refuse);
 	UNIT_RUN(test_plan_errqueue);
 	UNIT_RUN(test_plan_splice_read);
+	UNIT_RUN(test_plan_splice_cont);
 	UNIT_RUN(test_globals_differ);
 	return unit_done();
 }
