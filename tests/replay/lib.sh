@@ -169,10 +169,11 @@ a_log_id() {
 
 # egress_filter H: tcpdump's filter for what host H (a or b) sent: by
 # its address, or with both ends on one host (local_testbed) by port,
-# B's being 5201.
+# B's being SERVER_PORT (default 5201).
 egress_filter() {
 	if [ -n "${LOCAL_NS:-}" ]; then
-		if [ "$1" = a ]; then echo "tcp dst port 5201"; else echo "tcp src port 5201"; fi
+		if [ "$1" = a ]; then echo "tcp dst port ${SERVER_PORT:-5201}"
+		else echo "tcp src port ${SERVER_PORT:-5201}"; fi
 	elif [ "$1" = a ]; then
 		echo "src host $A_IP"
 	else
@@ -191,12 +192,19 @@ egress_diff() {
 	[ -s "$3" ] || { echo "0 the ground truth $3 is empty" > "$out/$h.diff"; return 1; }
 }
 
-# record_start PORT [VAR=VALUE...]: deter record of the connections on
-# PORT into $LOGS in the background (its pid in REC_PID, its messages in
+# record_start PORTS [VAR=VALUE...]: deter record of the connections on
+# PORTS (one port, or several joined by commas: 80,8080) into $LOGS in
+# the background (its pid in REC_PID, its messages in
 # $TB_TMP/record.err), with VAR=VALUE in its environment; returns once
 # it is armed (it says where it records) or has exited.
 record_start() {
-	env "${@:2}" "$DETER" record -o "$LOGS" --port "$1" 2> "$TB_TMP/record.err" &
+	local p
+	local -a ports=()
+
+	for p in ${1//,/ }; do
+		ports+=(--port "$p")
+	done
+	env "${@:2}" "$DETER" record -o "$LOGS" "${ports[@]}" 2> "$TB_TMP/record.err" &
 	REC_PID=$!
 	for _ in $(seq 100); do
 		grep -q "recording into" "$TB_TMP/record.err" && break
