@@ -461,7 +461,8 @@ haproxy_premise() {
 # socket there too; pgbench from A loads its tables (scale 1: 100 000
 # rows by COPY) and runs four clients on two threads, 50 transactions
 # each. Then the server stops, so that every connection ends while
-# recorded.
+# recorded, and its cluster goes (70 MB of tmpfs, which APP_KEEP would
+# copy).
 wl_pgbench() {
 	local d=$TB_TMP/pg bin rc
 	local -a as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups env -C)
@@ -485,7 +486,8 @@ wl_pgbench() {
 	ip netns exec "$A" pgbench -h "$B_IP" -U postgres -c 4 -j 2 -t 50 postgres \
 		>> "$TB_TMP/pgbench.out" 2>&1
 	rc=$?
-	"${as_pg[@]}" "$d" "$bin/pg_ctl" -D "$d/data" -m fast -w stop > /dev/null
+	"${as_pg[@]}" "$d" "$bin/pg_ctl" -D "$d/data" -m fast -w stop > /dev/null &&
+		rm -rf "$d/data"
 	grep -E "^done in|^number of (transactions actually processed|failed)|^tps" \
 		"$TB_TMP/pgbench.out" | sed 's/^/    pgbench| /'
 	[ $rc -eq 0 ] &&
