@@ -18,7 +18,7 @@ pkgs=(
 	iperf3 strace trace-cmd bats
 	# the real-application scenarios (tests/apps), run in the VM only
 	nginx-light wrk nghttp2-client curl memcached libmemcached-tools sockperf
-	openssh-server openssh-client
+	openssh-server openssh-client haproxy postgresql postgresql-contrib
 )
 
 missing=()

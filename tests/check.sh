@@ -168,8 +168,11 @@ for g in "${groups[@]}"; do
 	vm-apps) group vm-apps "${vmrun[@]}" --timeout "$vm_timeout" -- tests/vm/suite \
 		--no-kunit "${apps_ci[@]}"
 		 ran_all vm-apps "${apps_ci[@]}" ;;
-	vm-apps-all) group vm-apps-all "${vmrun[@]}" --timeout $((vm_timeout * 2)) -- \
-		tests/vm/suite --no-kunit "${apps_all[@]}"
+	# pgbench, three replays of each of its six connections (up to a
+	# minute each under TCG), takes up to 20 min: past the harness's
+	# default limit per scenario (10 min).
+	vm-apps-all) group vm-apps-all "${vmrun[@]}" --timeout $((vm_timeout * 3)) -- \
+		env HARNESS_TIMEOUT=1800 tests/vm/suite --no-kunit "${apps_all[@]}"
 		     ran_all vm-apps-all "${apps_all[@]}" ;;
 	# deter replay --vm from this host: records in one VM, replays in another.
 	vm-host) group vm-host tests/vm/replay_vm.sh ;;

@@ -169,10 +169,11 @@ a_log_id() {
 
 # egress_filter H: tcpdump's filter for what host H (a or b) sent: by
 # its address, or with both ends on one host (local_testbed) by port,
-# B's being 5201.
+# B's being SERVER_PORT (default 5201).
 egress_filter() {
 	if [ -n "${LOCAL_NS:-}" ]; then
-		if [ "$1" = a ]; then echo "tcp dst port 5201"; else echo "tcp src port 5201"; fi
+		if [ "$1" = a ]; then echo "tcp dst port ${SERVER_PORT:-5201}"
+		else echo "tcp src port ${SERVER_PORT:-5201}"; fi
 	elif [ "$1" = a ]; then
 		echo "src host $A_IP"
 	else
@@ -192,12 +193,13 @@ egress_diff() {
 }
 
 # record_start PORTS [VAR=VALUE...]: deter record of the connections on
-# PORTS (one port, or several joined by commas) into $LOGS in the background (its pid in REC_PID, its messages in
+# PORTS (one port, or several joined by commas: 80,8080) into $LOGS in
+# the background (its pid in REC_PID, its messages in
 # $TB_TMP/record.err), with VAR=VALUE in its environment; returns once
 # it is armed (it says where it records) or has exited.
 record_start() {
-	local -a ports=()
 	local p
+	local -a ports=()
 
 	for p in ${1//,/ }; do
 		ports+=(--port "$p")
