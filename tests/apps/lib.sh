@@ -172,7 +172,7 @@ app_nginx() {
 # connection of its own (Connection: close), eight at a time.
 app_curl() {
 	mkdir -p "$TB_TMP/curl"
-	ip netns exec "$A" curl -sS -Z --parallel-max 8 -H 'Connection: close' \
+	ip netns exec "$A" curl -sS --no-progress-meter -Z --parallel-max 8 -H 'Connection: close' \
 		-w '%{http_code}\n' -o "$TB_TMP/curl/#1" "http://$B_IP/4k?[1-$1]" \
 		> "$TB_TMP/curl.out" || return 1
 	echo "    curl| $(sort "$TB_TMP/curl.out" | uniq -c | tr -s ' ' | tr '\n' ' ')"

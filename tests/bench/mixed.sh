@@ -9,9 +9,9 @@
 # connection recorded is replayed REPLAYS times (default 1) against
 # tcpdump's ground truth; at least 300 must have been recorded.
 
+REPLAYS=${REPLAYS:-1}
 source "$(dirname "$0")/../apps/lib.sh"
 
-REPLAYS=${REPLAYS:-1}
 app_testbed loss 1 || exit $ksft_fail
 
 workload() {
@@ -39,6 +39,8 @@ workload() {
 }
 
 app_record mixed 80,11211,11111
+# The recording is kept before the replays, which take long.
+[ -z "${APP_KEEP:-}" ] || cp -a "$TB_TMP" "$APP_KEEP/mixed.recorded"
 [ "${APP_N:-0}" -ge 300 ]
 log_test $? "mixed: at least 300 connections recorded (${APP_N:-0})"
 # Every connection recorded is replayed, whatever failed above: the
