@@ -295,7 +295,12 @@ void deter_rpl_work(struct work_struct *work)
 		sk = rpl->sk;
 		e = deter_rpl_at(rpl, rpl->ctx);
 		if (rpl->state != DETER_RPL_RUNNING || !e || !rpl->ds) {
-			/* Let anything held go: the replay is over. */
+			/*
+			 * Let anything held go: the replay is over. What
+			 * comes from now on, these included, goes to TCP
+			 * (deter_replay_sk_rx()), not back onto the queue.
+			 */
+			rpl->ended = true;
 			while ((skb = __skb_dequeue(&rpl->held))) {
 				spin_unlock_bh(&rpl->lock);
 				if (sk)

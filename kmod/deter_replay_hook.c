@@ -399,6 +399,10 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	owned = sock_owned_by_user(sk);
 
 	spin_lock(&rpl->lock);
+	if (rpl->ended) {	/* held segments let go, and any later */
+		spin_unlock(&rpl->lock);
+		return true;
+	}
 	e = deter_rpl_at(rpl, rpl->ctx);
 	if (e && deter_rpl_rx_match(e, syn, ctl, idx) &&
 	    !!(e->b & DETER_RX_OWNED) == owned &&
