@@ -9,6 +9,8 @@
  *
  *   TCP clock read   --> caller chain, send/receive state, CC words
  *   checkpoint       --> receive-side state
+ *   host check       --> which (send, wait, send space, signal), its
+ *                        place in the run of usual answers, callers
  *   write-timer turn --> whether its handler finds the timer due
  *
  * so that `diff` of a recording's kernel log against its replay's shows
@@ -93,6 +95,30 @@ void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq,
 		inet_csk(sk)->icsk_rto,
 		sk->sk_socket ? test_bit(SOCK_NOSPACE, &sk->sk_socket->flags) : -1,
 		READ_ONCE(sk->sk_wmem_queued));
+}
+
+/**
+ * deter_debug_host() - trace one of the host's answers to the socket (a
+ *	transmit's result, a wait's time left, the send space mark, a
+ *	signal check), for debugging replays
+ * @what: "rec" or "rpl"
+ * @sk: the socket
+ * @check: which answer
+ * @run: the usual answers before it since the last unusual one
+ * @val: the answer the host gave (the replay's, before the log's)
+ * @at: the event last logged (recording) or taken (replay)
+ */
+void deter_debug_host(const char *what, const struct sock *sk,
+		      enum deter_value check, u32 run, u64 val, u32 at)
+{
+	unsigned long st[4];
+	unsigned int n = stack_trace_save(st, ARRAY_SIZE(st), 5);
+
+	pr_info("%s host %d run %u val %llu at %u port %u %s wmemq %d %pS < %pS < %pS\n",
+		what, check, run, val, at, sk->sk_num,
+		in_task() ? current->comm : "bh", READ_ONCE(sk->sk_wmem_queued),
+		(void *)(n > 0 ? st[0] : 0), (void *)(n > 1 ? st[1] : 0),
+		(void *)(n > 2 ? st[2] : 0));
 }
 
 /**

@@ -49,6 +49,7 @@ enum deter_rpl_state {
 struct deter_rpl_rare {
 	const struct deter_replay_ev *ev;	/* the next true one */
 	u32 cursor;				/* just past it */
+	u32 seq;				/* the last one's event */
 };
 
 struct deter_rpl {

@@ -110,6 +110,7 @@ static bool deter_rpl_rare(struct deter_rpl *rpl, struct deter_rpl_rare *r,
 	if (e && e->a == *run) {
 		if (b)
 			*b = e->b;
+		r->seq = e->seq;
 		r->ev = deter_rpl_next_value(rpl, &r->cursor, what);
 		*run = 0;
 		yes = true;
@@ -158,8 +159,9 @@ static bool deter_rpl_rare_kind(struct deter_rpl *rpl, struct deter_rpl_rare *r,
 	if (*b >> shift == kind)
 		return true;
 	spin_lock_bh(&rpl->lock);
-	deter_rpl_diverge(rpl, "%s logged where the replay has %s",
-			  names[(*b >> shift) % nkinds], names[kind]);
+	deter_rpl_diverge(rpl, "event %u: %s logged where the replay has %s (last ran: event %u)",
+			  r->seq, names[(*b >> shift) % nkinds], names[kind],
+			  rpl->ctx_seq);
 	spin_unlock_bh(&rpl->lock);
 	return false;
 }
@@ -412,6 +414,11 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 	rpl = deter_rpl_get(sk);
 	if (!rpl)
 		return false;
+	if (unlikely(deter_debug_clock) &&
+	    (what == DETER_VAL_XMIT || what == DETER_VAL_WAIT_LEFT ||
+	     what == DETER_VAL_NOSPACE || what == DETER_VAL_SIGNAL))
+		deter_debug_host("rpl", sk, what, rpl->ds->host_run, *val,
+				 rpl->ctx_seq);
 	switch (what) {
 	case DETER_VAL_IP_ID:
 		spin_lock_bh(&rpl->lock);

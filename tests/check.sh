@@ -182,6 +182,10 @@ done
 if [ -s "$out/failures" ]; then
 	echo "== failures"
 	cat "$out/failures"
+	# The verdicts alone last, so that a short tail still names them all.
+	echo "== failed:"
+	grep -E '^not ok|^TEST: .*\[(FAIL|SKIP)\]$|^ok [0-9]+ .*# [Ss][Kk][Ii][Pp]' "$out/failures" |
+		sed -e 's/^TEST: //' -e 's/ *\[\(FAIL\|SKIP\)\]$/ [\1]/' | cut -c1-120 | head -40
 fi
 echo "check: ${groups[*]} in $(($(date +%s) - start)) s"
 echo "$pass passed, $fail failed"

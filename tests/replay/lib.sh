@@ -316,7 +316,9 @@ diverged_context() {
 # Also prints a BENCH line for make bench: the scenario (BENCH_NAME, else
 # NAME) and connection (BENCH_CONN, the client's port), verified, deter
 # replay's exit status, wall time, the original's duration, send-time
-# error (max, p99, us) at each host, and deter replay's last word.
+# error (max, p99, us) at each host, and deter replay's last word. With
+# DETER_KEEP_FAILED=DIR, a replay that failed leaves the logs, the ground
+# truth and its own output in DIR/NAME-ID.
 scenario_replay() {
 	local name=$1 i=$2 out=$TB_TMP/replay$2 rc h t0 t1 e err_a= err_b=
 	local -a extra
@@ -344,6 +346,11 @@ scenario_replay() {
 	     "orig_ms=$(sed -n "s/.*\"id\":\"$ID\".*\"duration_ns\":\([0-9]*\).*/\1/p" "$TB_TMP/ls.json" | awk '{ printf "%d", $1 / 1e6 }')" \
 	     "err_a_us=${err_a:--/-} err_b_us=${err_b:--/-}" \
 	     "result=$( (grep "^replay [0-9a-f]*: " "$TB_TMP/replay$i.out" || tail -1 "$TB_TMP/replay$i.out") | tail -1 | tr ' ' '_' | cut -c1-160)"
+	if [ $CHECK_RC -ne 0 ] && [ -n "${DETER_KEEP_FAILED:-}" ]; then
+		mkdir -p "$DETER_KEEP_FAILED/$name-$ID" &&
+			cp -a "$LOGS" "$TB_TMP"/*.truth "$TB_TMP/replay$i.out" "$out" \
+			      "$DETER_KEEP_FAILED/$name-$ID/"
+	fi
 	log_test $CHECK_RC "$name: replay $i verified, both hosts' egress identical to the original"
 }
 
