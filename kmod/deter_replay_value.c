@@ -228,30 +228,39 @@ static bool deter_rpl_mem(struct deter_rpl *rpl, unsigned int kind)
 
 /*
  * A signal check in a socket call (DETER_VAL_SIGNAL): the log's next
- * signal ends the call here if it is the call's (after its CALL) and the
- * owner took every lock turn before it (the waits the call made first).
- * The checks that found none are not logged, since how many a recv()
- * makes depends on whether a segment was in the backlog yet; a call
- * that returned before it looked again returned what the log says, or
- * the replay diverged there.
+ * signal ends the call here if it is the call's (after its CALL), the
+ * owner took every lock turn before it (the waits the call made first),
+ * and the host gave every answer logged before it, as many usual ones
+ * since the last unusual one as the signal has in its first field. One
+ * lock turn can hold several checks (a send that found no room, then
+ * room after its wait, then none again after copying): the host's
+ * answers in between tell them apart. The checks that found none are
+ * not logged, since how many a recv() makes depends on whether a
+ * segment was in the backlog yet; a call that returned before it
+ * looked again returned what the log says, or the replay diverged
+ * there.
  */
 static bool deter_rpl_signal(struct deter_rpl *rpl)
 {
 	const struct deter_replay_ev *e;
 	bool yes = false;
-	u32 i;
+	u32 i, run;
 
 	spin_lock_bh(&rpl->lock);
 	for (e = deter_rpl_at(rpl, rpl->sig); e; e = deter_rpl_at(rpl, ++rpl->sig))
 		if (rpl->sig >= rpl->call && deter_rpl_is_signal(e))
 			break;
-	if (e) {
+	if (e && (!rpl->host.ev || rpl->host.ev->seq > e->seq)) {
 		for (i = rpl->ctx; i < rpl->sig; i++)
 			if (rpl->ev[i].type == DETER_EV_LOCK)
 				break;
-		yes = i >= rpl->sig;
+		run = rpl->ds->host_run;
+		yes = i >= rpl->sig && run == e->a;
 		if (yes)
 			rpl->sig++;
+		else if (i >= rpl->sig && run > e->a)
+			deter_rpl_diverge(rpl, "event %u: a signal after %llu usual host answers, not %u",
+					  e->seq, e->a, run);
 	}
 	spin_unlock_bh(&rpl->lock);
 	return yes;
