@@ -28,6 +28,8 @@
 
 #include "deter_replay_value.h"
 
+#include <kunit/visibility.h>
+
 #include <linux/gfp.h>
 #include <linux/ip.h>
 #include <linux/mm.h>
@@ -240,7 +242,7 @@ static bool deter_rpl_mem(struct deter_rpl *rpl, unsigned int kind)
  * looked again returned what the log says, or the replay diverged
  * there.
  */
-static bool deter_rpl_signal(struct deter_rpl *rpl)
+bool deter_rpl_signal(struct deter_rpl *rpl)
 {
 	const struct deter_replay_ev *e;
 	bool yes = false;
@@ -265,6 +267,7 @@ static bool deter_rpl_signal(struct deter_rpl *rpl)
 	spin_unlock_bh(&rpl->lock);
 	return yes;
 }
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_signal);
 
 /**
  * deter_replay_page_frag_refill() - tcp_sendmsg_locked() refills its page

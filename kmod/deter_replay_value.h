@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include <net/deter.h>
 
+struct deter_rpl;
 struct page_frag;
 struct sk_buff;
 struct sock;
@@ -22,6 +23,7 @@ struct sock;
 bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 			enum deter_value what, u64 *val);
 bool deter_replay_jiffies(unsigned long *now);
+bool deter_rpl_signal(struct deter_rpl *rpl);
 bool deter_replay_page_frag_refill(struct sock *sk, struct page_frag *pfrag,
 				   bool *ok);
 

@@ -5,7 +5,8 @@
  * come from userspace: every malformed header and event is refused),
  * which events are context events and which ran under an owner, which
  * segment an RX event is, where the context cursor stops, which jiffies
- * the events before it add up to, and which backlog batch is due.
+ * the events before it add up to, which backlog batch is due, and at
+ * which of a call's signal checks the log's signal ends it.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -13,6 +14,7 @@
 
 #include "deter_conn.h"
 #include "deter_replay_seq.h"
+#include "deter_replay_value.h"
 
 /* An event of a test script; seq is set by deter_rpl_test_script(). */
 #define EV(t, s, ea, eb) { .type = (t), .sub = (s), .a = (ea), .b = (eb) }
@@ -305,6 +307,47 @@ static void deter_replay_next_value_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, e, &rpl->ev[1]);
 }
 
+/*
+ * A send that waited, found room after its wait and copied, then found
+ * none again and was ended by a signal, all in one lock turn: only the
+ * check after the send space mark the log has before the signal takes it.
+ */
+static void deter_replay_signal_test(struct kunit *test)
+{
+	static const struct deter_replay_ev ev[] = {
+		EV(DETER_EV_LOCK, DETER_LOCK_APP, 0, 0),
+		EV(DETER_EV_CALL, DETER_ABI_CALL_SENDMSG, 65536, 0),
+		EV(DETER_EV_VALUE, DETER_V_HOST, 2, (u64)DETER_HOST_NOSPACE << 32),
+		EV(DETER_EV_VALUE, DETER_V_HOST, 0, (u64)DETER_HOST_SIGNAL << 32),
+		EV(DETER_EV_CALL_DONE, DETER_ABI_CALL_SENDMSG, 65160, 0),
+	};
+	struct deter_rpl *rpl = deter_rpl_test_script(test, ev, ARRAY_SIZE(ev));
+	struct deter_sock *ds = kunit_kzalloc(test, sizeof(*ds), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ds);
+	rpl->ds = ds;
+	rpl->ctx = 1;
+	rpl->call = 1;
+	rpl->host.ev = &rpl->ev[2];
+
+	/* After the wait: the mark logged before the signal is still due. */
+	ds->host_run = 1;
+	KUNIT_EXPECT_FALSE(test, deter_rpl_signal(rpl));
+	KUNIT_EXPECT_EQ(test, rpl->state, DETER_RPL_RUNNING);
+	/* The mark given and no usual answer since, as logged: this one. */
+	rpl->host.ev = NULL;
+	ds->host_run = 0;
+	KUNIT_EXPECT_TRUE(test, deter_rpl_signal(rpl));
+	KUNIT_EXPECT_EQ(test, rpl->sig, 4);
+	KUNIT_EXPECT_FALSE(test, deter_rpl_signal(rpl));
+
+	/* More usual answers than the log has before it: a divergence. */
+	rpl->sig = 0;
+	ds->host_run = 2;
+	KUNIT_EXPECT_FALSE(test, deter_rpl_signal(rpl));
+	KUNIT_EXPECT_EQ(test, rpl->state, DETER_RPL_DIVERGED);
+}
+
 static void deter_replay_batch_test(struct kunit *test)
 {
 	static const struct deter_replay_ev ev[] = {
@@ -351,6 +394,7 @@ static struct kunit_case deter_replay_cases[] = {
 	KUNIT_CASE(deter_replay_ctx_skip_test),
 	KUNIT_CASE(deter_replay_jiffies_test),
 	KUNIT_CASE(deter_replay_next_value_test),
+	KUNIT_CASE(deter_replay_signal_test),
 	KUNIT_CASE(deter_replay_batch_test),
 	{}
 };
