@@ -107,12 +107,15 @@ void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq,
  * @run: the usual answers before it since the last unusual one
  * @val: the answer the host gave (the replay's, before the log's)
  * @at: the event last logged (recording) or taken (replay)
+ * @skip: deter's own frames above the hook's caller, so that both sides
+ *	name the same callers
  */
 void deter_debug_host(const char *what, const struct sock *sk,
-		      enum deter_value check, u32 run, u64 val, u32 at)
+		      enum deter_value check, u32 run, u64 val, u32 at,
+		      unsigned int skip)
 {
 	unsigned long st[4];
-	unsigned int n = stack_trace_save(st, ARRAY_SIZE(st), 5);
+	unsigned int n = stack_trace_save(st, ARRAY_SIZE(st), skip);
 
 	pr_info("%s host %d run %u val %llu at %u port %u %s wmemq %d %pS < %pS < %pS\n",
 		what, check, run, val, at, sk->sk_num,

@@ -2,8 +2,9 @@
 /*
  * Interface for deter's debugging output, the module parameter
  * debug_clock: a line per TCP clock read, checkpoint, host check and
- * write-timer turn of a recorded or replayed socket, so that a recording's kernel log and
- * its replay's can be diffed to the first read that differs.
+ * write-timer turn of a recorded or replayed socket, so that a
+ * recording's kernel log and its replay's can be diffed to the first
+ * read that differs.
  *
  * Callers test deter_debug_clock first (unlikely()); the functions print
  * with pr_info() from any context and never sleep.
@@ -22,7 +23,15 @@ void deter_debug_clock_read(const char *what, const struct sock *sk, u32 seq,
 			    unsigned long jif);
 void deter_debug_state(const char *what, const struct sock *sk, u32 seq);
 void deter_debug_host(const char *what, const struct sock *sk,
-		      enum deter_value check, u32 run, u64 val, u32 at);
+		      enum deter_value check, u32 run, u64 val, u32 at,
+		      unsigned int skip);
+
+/* Whether @what is one of the host's answers deter_debug_host() traces. */
+static inline bool deter_debug_is_host(enum deter_value what)
+{
+	return what == DETER_VAL_XMIT || what == DETER_VAL_WAIT_LEFT ||
+	       what == DETER_VAL_NOSPACE || what == DETER_VAL_SIGNAL;
+}
 void deter_debug_timer(struct sock *sk, enum deter_site site, bool replay,
 		       bool run);
 

@@ -389,11 +389,10 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	ds = deter_rec_get(sk);
 	if (!ds)
 		return val;
-	if (unlikely(deter_debug_clock) &&
-	    (what == DETER_VAL_XMIT || what == DETER_VAL_WAIT_LEFT ||
-	     what == DETER_VAL_NOSPACE || what == DETER_VAL_SIGNAL))
+	/* Frames: here, deter_op_value(), __deter_value(). */
+	if (unlikely(deter_debug_clock) && deter_debug_is_host(what))
 		deter_debug_host("rec", sk, what, ds->host_run, val,
-				 atomic_read(&ds->seq));
+				 atomic_read(&ds->seq), 4);
 	switch (what) {
 	case DETER_VAL_CLOCK:
 		val = deter_floor_us(val);

@@ -245,7 +245,7 @@ static bool deter_rpl_mem(struct deter_rpl *rpl, unsigned int kind)
 bool deter_rpl_signal(struct deter_rpl *rpl)
 {
 	const struct deter_replay_ev *e;
-	bool yes = false;
+	bool yes = false, turns;
 	u32 i, run;
 
 	spin_lock_bh(&rpl->lock);
@@ -256,11 +256,12 @@ bool deter_rpl_signal(struct deter_rpl *rpl)
 		for (i = rpl->ctx; i < rpl->sig; i++)
 			if (rpl->ev[i].type == DETER_EV_LOCK)
 				break;
+		turns = i >= rpl->sig;
 		run = rpl->ds->host_run;
-		yes = i >= rpl->sig && run == e->a;
+		yes = turns && run == e->a;
 		if (yes)
 			rpl->sig++;
-		else if (i >= rpl->sig && run > e->a)
+		else if (turns && run > e->a)
 			deter_rpl_diverge(rpl, "event %u: a signal after %llu usual host answers, not %u",
 					  e->seq, e->a, run);
 	}
@@ -426,11 +427,10 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 	rpl = deter_rpl_get(sk);
 	if (!rpl)
 		return false;
-	if (unlikely(deter_debug_clock) &&
-	    (what == DETER_VAL_XMIT || what == DETER_VAL_WAIT_LEFT ||
-	     what == DETER_VAL_NOSPACE || what == DETER_VAL_SIGNAL))
+	/* Frames: here, deter_op_value_replay(), deter_op_value(), __deter_value(). */
+	if (unlikely(deter_debug_clock) && deter_debug_is_host(what))
 		deter_debug_host("rpl", sk, what, rpl->ds->host_run, *val,
-				 rpl->ctx_seq);
+				 rpl->ctx_seq, 5);
 	switch (what) {
 	case DETER_VAL_IP_ID:
 		spin_lock_bh(&rpl->lock);
