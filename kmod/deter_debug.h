@@ -25,6 +25,8 @@ void deter_debug_state(const char *what, const struct sock *sk, u32 seq);
 void deter_debug_host(const char *what, const struct sock *sk,
 		      enum deter_value check, u32 run, u64 val, u32 at,
 		      unsigned int skip);
+void deter_debug_timer(struct sock *sk, enum deter_site site, bool replay,
+		       bool run);
 
 /* Whether @what is one of the host's answers deter_debug_host() traces. */
 static inline bool deter_debug_is_host(enum deter_value what)
@@ -32,7 +34,5 @@ static inline bool deter_debug_is_host(enum deter_value what)
 	return what == DETER_VAL_XMIT || what == DETER_VAL_WAIT_LEFT ||
 	       what == DETER_VAL_NOSPACE || what == DETER_VAL_SIGNAL;
 }
-void deter_debug_timer(struct sock *sk, enum deter_site site, bool replay,
-		       bool run);
 
 #endif /* _DETER_DEBUG_H */

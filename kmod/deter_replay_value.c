@@ -262,7 +262,7 @@ bool deter_rpl_signal(struct deter_rpl *rpl)
 		if (yes)
 			rpl->sig++;
 		else if (turns && run > e->a)
-			deter_rpl_diverge(rpl, "event %u: a signal after %llu usual host answers, not %u",
+			deter_rpl_diverge(rpl, "event %u: signal after %llu host answers, not %u",
 					  e->seq, e->a, run);
 	}
 	spin_unlock_bh(&rpl->lock);
