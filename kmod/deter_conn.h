@@ -134,6 +134,10 @@ struct deter_sock {
 	/* owner only: page-fragment refills that kept going, in a row */
 	u32 pf_same;
 	bool pf_seen;			/* a refill was logged */
+	bool pf_moved;			/* something else moved it since */
+	/* owner only: where the last send left the fragment (compared only) */
+	const struct page *pf_page;
+	u32 pf_off, pf_size;
 	bool unseen_calls;		/* MISSING CALLS was logged */
 	/* under the socket lock: a locked socket call reached deter */
 	bool called;

@@ -386,6 +386,8 @@ void deter_rec_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 		deter_rec_reads_seen(ds, sk);
 	if (deter_rec_is_read(call))
 		ds->rd_open++;
+	if (call == DETER_CALL_SENDMSG)
+		deter_rec_page_frag_send(ds, sk, false);
 	deter_rec_emit(ds, DETER_EV_CALL, deter_rec_call_abi[call], arg,
 		       (u64)flags << 32 | (u32)task_pid_nr(current), 0);
 }
@@ -401,6 +403,8 @@ void deter_rec_sk_call_done(struct sock *sk, enum deter_call call, s64 ret,
 	/* The last read under way returned (or one deter did not see start). */
 	if (deter_rec_is_read(call) && (!ds->rd_open || !--ds->rd_open))
 		ds->rd_end = READ_ONCE(tcp_sk(sk)->copied_seq);
+	if (call == DETER_CALL_SENDMSG)
+		deter_rec_page_frag_send(ds, sk, true);
 	seq = deter_rec_emit(ds, DETER_EV_CALL_DONE, deter_rec_call_abi[call],
 			     (u64)ret, pages, 0);
 	/* A read of the error queue does not own the socket: no state. */

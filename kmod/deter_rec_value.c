@@ -246,7 +246,8 @@ EXPORT_SYMBOL_IF_KUNIT(deter_rec_hs_slot);
  *
  * Logs the refills where the fragment starts over (another page, or the
  * same page from offset 0 once every skb let go of it; it depends on
- * when the data was acknowledged and freed) and the socket's first.
+ * when the data was acknowledged and freed), the socket's first, and the
+ * first after something else moved the fragment (deter_rec_page_frag_send()).
  *
  * Return: what sk_page_frag_refill() returned.
  */
@@ -259,8 +260,8 @@ bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag)
 
 	if (!ds || !ok)
 		return ok;
-	if (ds->pf_seen && pfrag->page == page && pfrag->offset == off &&
-	    pfrag->size == size) {
+	if (ds->pf_seen && !ds->pf_moved && pfrag->page == page &&
+	    pfrag->offset == off && pfrag->size == size) {
 		ds->pf_same++;
 		return ok;
 	}
@@ -268,7 +269,37 @@ bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag)
 		       (u64)get_order(pfrag->size) << 16 | pfrag->offset, 0);
 	ds->pf_same = 0;
 	ds->pf_seen = true;
+	ds->pf_moved = false;
 	return ok;
+}
+
+/**
+ * deter_rec_page_frag_send() - a send on a recorded socket starts or returns
+ * @ds: the socket's state
+ * @sk: the socket, owned by the caller
+ * @done: whether the send returns
+ *
+ * The fragment a send copies into is usually the task's (sk_page_frag()),
+ * which every socket the task writes to shares: between two of this
+ * socket's sends, the task's other writes (an event loop's other
+ * connections) move it on, and a refill that then keeps going does so
+ * from where they left it, which a replay of this socket alone cannot
+ * know. A send returning notes where the fragment is; the next one
+ * starting marks it moved if it is elsewhere, and the next refill is
+ * logged wherever it lands.
+ */
+void deter_rec_page_frag_send(struct deter_sock *ds, struct sock *sk, bool done)
+{
+	const struct page_frag *pfrag = sk_page_frag(sk);
+
+	if (done) {
+		ds->pf_page = pfrag->page;
+		ds->pf_off = pfrag->offset;
+		ds->pf_size = pfrag->size;
+	} else if (pfrag->page != ds->pf_page || pfrag->offset != ds->pf_off ||
+		   pfrag->size != ds->pf_size) {
+		ds->pf_moved = true;
+	}
 }
 
 /*

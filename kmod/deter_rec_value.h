@@ -43,6 +43,7 @@ struct deter_rec_hs {
 u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 		    enum deter_value what, u64 val);
 bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag);
+void deter_rec_page_frag_send(struct deter_sock *ds, struct sock *sk, bool done);
 void deter_rec_synack_emit(struct deter_sock *ds, const struct sock *newsk);
 
 void deter_rec_jiffies(struct deter_sock *ds);

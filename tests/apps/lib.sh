@@ -380,6 +380,33 @@ wl_sockperf() {
 	grep -q "Summary" "$TB_TMP/sockperf.out"
 }
 
+# wl_iperf3 N: iperf3's server on B:5201 (one test), its client on A
+# sending 4 MiB to it over N parallel streams in writes of 1000 bytes.
+wl_iperf3() {
+	app_bg "$B" iperf3 -s -B "$B_IP" -p 5201 -1 || return 1
+	wait_listen "$B" 5201 || return 1
+	ip netns exec "$A" iperf3 -c "$B_IP" -p 5201 -P "$1" -l 1000 -n 4M \
+		> "$TB_TMP/iperf3.out" 2>&1 || return 1
+	grep -E "sender|receiver" "$TB_TMP/iperf3.out" | sed 's/^/    iperf3| /'
+	grep -q "receiver" "$TB_TMP/iperf3.out"
+}
+
+# iperf3_premise NAME: one thread sent on all of iperf3's connections
+# from A (the control connection and the streams): the tid of their logs'
+# sendmsg calls.
+iperf3_premise() {
+	local id tids= n=0
+
+	for id in $(sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$A_IP:[0-9]*\",\"remote\":\"$B_IP:5201\".*/\1/p" "$TB_TMP/ls.json"); do
+		tids+=" $("$DETER" show -d "$LOGS" "$id" |
+			sed -n 's/.* call  *sendmsg bytes .* tid \([0-9]*\)$/\1/p' | sort -u | tr '\n' ' ')"
+		n=$((n + 1))
+	done
+	tids=$(echo $tids)
+	[ "$n" -ge 3 ] && [ "$(echo "$tids" | tr ' ' '\n' | sort -u | wc -l)" = 1 ]
+	log_test $? "$1: one thread sent on all $n of iperf3's connections from A (their sendmsg tids: $tids)"
+}
+
 # wl_scp: OpenSSH's sshd on B (a host key and a client key of its own,
 # made here); scp from A copies a 1 MiB file to B, then from B back.
 wl_scp() {
