@@ -182,10 +182,21 @@ done
 if [ -s "$out/failures" ]; then
 	echo "== failures"
 	cat "$out/failures"
-	# The verdicts alone last, so that a short tail still names them all.
+	# The verdicts last, each with the first line of its details (a
+	# selftests verdict follows them), so that a short tail still names
+	# them all and why.
 	echo "== failed:"
-	grep -E '^not ok|^TEST: .*\[(FAIL|SKIP)\]$|^ok [0-9]+ .*# [Ss][Kk][Ii][Pp]' "$out/failures" |
-		sed -e 's/^TEST: //' -e 's/ *\[\(FAIL\|SKIP\)\]$/ [\1]/' | cut -c1-120 | head -40
+	awk '/^TEST: .*\[(FAIL|SKIP)\]$/ {
+		v = /FAIL\]$/ ? "FAIL" : "SKIP"
+		sub(/^TEST: /, ""); sub(/ *\[(FAIL|SKIP)\]$/, ""); print $0 " [" v "]"
+		if (why != "" || first != "")
+			print "    " (why != "" ? why : first)
+	}
+	/^not ok|^ok [0-9]+ .*# [Ss][Kk][Ii][Pp]/ { print }
+	/^TEST: / { why = first = ""; next }
+	/^ +[^ ]/ && first == "" { first = $0; sub(/^ +/, "", first) }
+	/^ +[^ ]/ && why == "" && !/^ +host [ab]: / { why = $0; sub(/^ +/, "", why) }' "$out/failures" |
+		cut -c1-160 | head -60
 fi
 echo "check: ${groups[*]} in $(($(date +%s) - start)) s"
 echo "$pass passed, $fail failed"
