@@ -318,9 +318,10 @@ diverged_context() {
 # replay's exit status, wall time, the original's duration, send-time
 # error (max, p99, us) at each host, and deter replay's last word. With
 # DETER_KEEP_FAILED=DIR, a replay that failed leaves the logs, the ground
-# truth and its own output in DIR/NAME-ID.
+# truth and its own output in DIR/NAME-ID (NAME's spaces and colons as
+# underscores).
 scenario_replay() {
-	local name=$1 i=$2 out=$TB_TMP/replay$2 rc h t0 t1 e err_a= err_b=
+	local name=$1 i=$2 out=$TB_TMP/replay$2 rc h t0 t1 e err_a= err_b= keep
 	local -a extra
 
 	CHECK_RC=0
@@ -347,9 +348,9 @@ scenario_replay() {
 	     "err_a_us=${err_a:--/-} err_b_us=${err_b:--/-}" \
 	     "result=$( (grep "^replay [0-9a-f]*: " "$TB_TMP/replay$i.out" || tail -1 "$TB_TMP/replay$i.out") | tail -1 | tr ' ' '_' | cut -c1-160)"
 	if [ $CHECK_RC -ne 0 ] && [ -n "${DETER_KEEP_FAILED:-}" ]; then
-		mkdir -p "$DETER_KEEP_FAILED/$name-$ID" &&
-			cp -a "$LOGS" "$TB_TMP"/*.truth "$TB_TMP/replay$i.out" "$out" \
-			      "$DETER_KEEP_FAILED/$name-$ID/"
+		keep=$DETER_KEEP_FAILED/$(echo "$name" | tr -s ' :' _)-$ID
+		mkdir -p "$keep" &&
+			cp -a "$LOGS" "$TB_TMP"/*.truth "$TB_TMP/replay$i.out" "$out" "$keep/"
 	fi
 	log_test $CHECK_RC "$name: replay $i verified, both hosts' egress identical to the original"
 }

@@ -6,16 +6,16 @@
 # own (its namespace's sysctls, the route's metrics, the congestion
 # controls' module parameters) at its start; one changed later is read
 # by TCP at moments the log cannot place. Four connections, A to
-# B:5201, 6 MB each over 20 Mbit/s:
-#   1. tcp_vegas's alpha goes from 2 to 3 half a second in: a setting
-#      of a congestion control neither end uses;
-#   2. A's namespace's tcp_wmem max goes from 65536 to 4194304 half a
-#      second in (A's send buffer may grow past 64 KiB from then on);
-#   3. tcp_cubic's beta goes from 717 to 512 half a second in (global:
-#      both ends; deter record hands it to deter.ko within a second);
-#   4. A's default route gets rto_min 50ms half a second in (the route
-#      cache's generation moves on, and A's next send looks its route up
-#      again).
+# B:5201, 8 MB each over 20 Mbit/s (3.2 s), each change made a fifth
+# of a second after A's end is established:
+#   1. tcp_vegas's alpha goes from 2 to 3: a setting of a congestion
+#      control neither end uses;
+#   2. A's namespace's tcp_wmem max goes from 65536 to 4194304 (A's
+#      send buffer may grow past 64 KiB from then on);
+#   3. tcp_cubic's beta goes from 717 to 512 (global: both ends; deter
+#      record hands it to deter.ko within a second);
+#   4. A's default route gets rto_min 50ms (the route cache's generation
+#      moves on, and A's next send looks its route up again).
 # Ground truth that each change came during its connection: its time
 # against the first and last packet tcpdump saw of it. The logs of the
 # ends that read a changed setting (A's of 2 and 4, both of 3) must say
@@ -39,20 +39,20 @@ log_test $? "settings_change: A's tcp_wmem max 65536"
 [ "$BETA_ORIG $ALPHA_ORIG" = "717 2" ]
 log_test $? "settings_change: tcp_cubic's beta and tcp_vegas's alpha at their defaults ($BETA_ORIG, $ALPHA_ORIG)"
 
-# change_during N CMD...: connection N, with CMD run half a second after
-# A's end is established; CMD's time into $TB_TMP/change.N.
+# change_during N CMD...: connection N, with CMD run a fifth of a second
+# after A's end is established; CMD's time into $TB_TMP/change.N.
 change_during() {
 	local n=$1 wl
 
 	shift
-	tcpwl_pair '' '--bytes 6000000' &
+	tcpwl_pair '' '--bytes 8000000' &
 	wl=$!
 	for _ in $(seq 100); do
 		[ -n "$(ip netns exec "$A" ss -Htn state established '( dport = :5201 )')" ] &&
 			break
 		sleep 0.1
 	done
-	sleep 0.5
+	sleep 0.2
 	"$@" || return 1
 	date +%s.%N > "$TB_TMP/change.$n"
 	wait $wl
