@@ -461,6 +461,15 @@ enum {
 };
 
 /*
+ * Connection flags' bits 8-15: icsk_ack.pingpong at ESTABLISHED, whether
+ * the end delays its ACKs for an answer to carry them. An accepted
+ * socket's is its listener's (a server that set TCP_QUICKACK 0 there), an
+ * active end's what the application set before connect().
+ */
+#define DETER_CONN_PINGPONG_SHIFT	8
+#define DETER_CONN_PINGPONG(flags)	(((flags) >> DETER_CONN_PINGPONG_SHIFT) & 0xff)
+
+/*
  * Connection logs: one file per connection end, <conn id in hex>.dlog, a
  * fixed header followed by a zstd frame holding the encoded events (see
  * recorder/rec_log.c). All integers little-endian.

@@ -117,6 +117,7 @@ static void deter_rec_conn(struct deter_sock *ds, struct sock *sk,
 	deter_conn_hash(ds);
 	if (active)
 		flags |= DETER_CONN_ACTIVE;
+	flags |= (u32)inet_csk(sk)->icsk_ack.pingpong << DETER_CONN_PINGPONG_SHIFT;
 	deter_rec_conn_ev(ds, sk, flags);
 	deter_rec_settings(ds, sk);
 	if (active && (tp->syn_fastopen || tp->syn_data))

@@ -311,6 +311,12 @@ void deter_rpl_bind(struct deter_rpl *rpl, struct sock *sk)
 	deter_rpl_rare_init(rpl, &rpl->host, DETER_V_HOST);
 	rpl->sig = 0;
 	rpl->ptw = 0;
+	/*
+	 * Delayed-ACK (pingpong) mode as the original started with: a child
+	 * has the replay listener's, which no TCP_QUICKACK 0 set; no data
+	 * has moved yet.
+	 */
+	inet_csk(sk)->icsk_ack.pingpong = DETER_CONN_PINGPONG(rpl->hdr.flags);
 	/* The log starts with the jiffies at the connection's start. */
 	e = deter_rpl_at(rpl, 0);
 	if (e && e->type == DETER_EV_VALUE && e->sub == DETER_V_JIFFIES)

@@ -530,11 +530,14 @@ int rec_cmd_show(int argc, char **argv)
 		       (unsigned long long)h->conn, src, dst,
 		       h->flags & DETER_CONN_ACTIVE ? "active open" : "passive open",
 		       h->host, h->netns);
-		printf("started    %s UTC, %.3f ms, %s, cc %s, mss %u, wscale %u/%u%s%s%s\n",
+		printf("started    %s UTC, %.3f ms, %s, cc %s, mss %u, wscale %u/%u%s%s%s",
 		       start, h->duration_ns / 1e6, st, h->cc, h->mss, h->wscale >> 4,
 		       h->wscale & 0xf, h->flags & DETER_CONN_TS ? ", timestamps" : "",
 		       h->flags & DETER_CONN_SACK ? ", sack" : "",
 		       h->flags & DETER_CONN_ECN ? ", ecn" : "");
+		if (DETER_CONN_PINGPONG(h->flags))
+			printf(", delayed ACKs (pingpong %u)", DETER_CONN_PINGPONG(h->flags));
+		printf("\n");
 		printf("isn        local %u remote %u, next ip id %u, ts offset %u\n",
 		       h->iss, h->irs, h->ipid, h->tsoffset);
 		printf("totals     sent %llu B, received %llu B, %u retransmissions, %u RTOs, ",

@@ -3,7 +3,7 @@
  * tcpwl: the TCP workloads deter's scenarios record and replay.
  *
  *   tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]
- *                [--read-delay-us N] [--rcvbuf N] [--quickack]
+ *                [--read-delay-us N] [--rcvbuf N] [--quickack] [--delack]
  *                [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]
  *                [--pipe-size N] [--pipe-keep N] [--zerocopy-receive]
  *                [--accept N [--workers K]] [SOCKET OPTIONS]
@@ -31,6 +31,9 @@
  * TCP_CONGESTION before request K. The server's --window-clamp sets
  * TCP_WINDOW_CLAMP on the accepted socket, and --quickack TCP_QUICKACK
  * after each read (bulk) or request (RPC), as latency-minded servers do;
+ * --delack sets TCP_QUICKACK 0 on the listener once it listens, as haproxy
+ * does: accepted sockets start in delayed-ACK (pingpong) mode, the
+ * request's ACK left for the response to carry;
  * --resp-delay-ms holds its K-th response (from 1) back MS ms. In bulk
  * mode, --splice-read reads with splice() into a pipe, as proxies do,
  * and empties the pipe after each call; it prints "splice_reads N".
@@ -135,7 +138,7 @@ static void wl_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tcpwl server [-b ADDR] [-p PORT] [--rpc REQ:RESP] [--read-size N]\n"
-		"                    [--read-delay-us N] [--rcvbuf N] [--quickack]\n"
+		"                    [--read-delay-us N] [--rcvbuf N] [--quickack] [--delack]\n"
 		"                    [--window-clamp N] [--resp-delay-ms K:MS] [--splice-read]\n"
 		"                    [--pipe-size N] [--pipe-keep N] [--zerocopy-receive]\n"
 		"                    [--accept N [--workers K]] [SOCKET OPTIONS]\n"
@@ -193,6 +196,7 @@ int main(int argc, char **argv)
 		{ "connect-once", no_argument, NULL, 'y' },
 		{ "sndtimeo-ms", required_argument, NULL, 'f' },
 		{ "quickack", no_argument, NULL, 'Q' },
+		{ "delack", no_argument, NULL, 259 },
 		{ "window-clamp", required_argument, NULL, 'W' },
 		{ "nonblock", no_argument, NULL, 'N' },
 		{ "poll-out", no_argument, NULL, 'o' },
@@ -345,6 +349,9 @@ int main(int argc, char **argv)
 		case 'Q':
 			o.quickack = 1;
 			break;
+		case 259:
+			o.delack = 1;
+			break;
 		case 'N':
 			o.nonblock = 1;
 			break;
@@ -413,6 +420,8 @@ int main(int argc, char **argv)
 		wl_die(2, "--signal-connect is the client's, with --signal-us");
 	if (o.ulp && server)
 		wl_die(2, "--ulp is the client's");
+	if (o.delack && !server)
+		wl_die(2, "--delack is the server's");
 	if (o.errqueue && (server || o.sendfile))
 		wl_die(2, "--errqueue is the client's, without --sendfile");
 	if (o.connect_once && !o.signal_connect)

@@ -50,6 +50,7 @@ struct wl_opts {
 	unsigned long long delay_at;	/* server RPC: response to hold back */
 	unsigned int delay_ms;		/* ... by this */
 	int quickack;			/* server: TCP_QUICKACK after each read */
+	int delack;			/* server: TCP_QUICKACK 0 on the listener */
 	int window_clamp;		/* server: TCP_WINDOW_CLAMP, 0 = default */
 	int nonblock;			/* O_NONBLOCK, poll() before calls */
 	int poll_out;			/* ... and before every send() */

@@ -147,6 +147,9 @@ int wl_server(const struct wl_opts *o)
 		wl_setint(lfd, IPPROTO_TCP, TCP_FASTOPEN, 16, "TCP_FASTOPEN");
 	if (bind(lfd, (struct sockaddr *)&sin, slen) || listen(lfd, o->accept_n ? 128 : 1))
 		wl_die(1, "bind/listen %s:%d: %s", o->addr, o->port, strerror(errno));
+	/* After listen(), which clears the delayed-ACK state (inet_csk_delack_init()). */
+	if (o->delack)
+		wl_setint(lfd, IPPROTO_TCP, TCP_QUICKACK, 0, "TCP_QUICKACK");
 	if (o->accept_n)
 		return wl_churn_server(lfd, o);
 	fd = accept(lfd, NULL, NULL);
