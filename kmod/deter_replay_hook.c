@@ -651,7 +651,7 @@ void deter_replay_clone(struct deter_sock *ds, struct sock *newsk,
 	struct inet_connection_sock *icsk = inet_csk(newsk);
 	struct tcp_sock *tp = tcp_sk(newsk);
 	struct deter_rpl *rpl;
-	bool diverged;
+	bool diverged, bound;
 	u32 now;
 
 	if (!READ_ONCE(deter_rpl_armed))
@@ -662,11 +662,19 @@ void deter_replay_clone(struct deter_sock *ds, struct sock *newsk,
 		return;
 	spin_lock_bh(&rpl->lock);
 	deter_rpl_bind(rpl, newsk);
-	diverged = skb && rpl->sk == newsk && deter_rpl_child_check(rpl, skb);
+	bound = rpl->sk == newsk;
+	diverged = skb && bound && deter_rpl_child_check(rpl, skb);
 	now = rpl->jiffies;
 	spin_unlock_bh(&rpl->lock);
 	if (diverged)
 		deter_rpl_kick(rpl, 0);
+	/*
+	 * This context goes on with the child (tcp_child_process():
+	 * tcp_init_transfer() stamps it with jiffies); it answers for the
+	 * child's script, not for whichever this CPU ran last.
+	 */
+	if (bound)
+		deter_rpl_set_cpu(rpl);
 	tp->lsndtime = now;
 	tp->rcv_tstamp = now;
 	tp->snd_cwnd_stamp = now;
