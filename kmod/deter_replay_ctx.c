@@ -7,8 +7,8 @@
  *
  *   a task            --> the script it last took a lock turn for
  *                         (deter_rpl_tasks[], up to DETER_RPL_TASKS)
- *   softirq, the      --> the script this CPU last ran a turn of
- *   handler caller        (deter_rpl_cpu)
+ *   softirq, the      --> the script this CPU last ran a turn of, or
+ *   handler caller        made a passive end for (deter_rpl_cpu)
  *
  * A task answers for its socket with BH off too: tcp_release_cb() in
  * release_sock() tests deadlines there, and the other end's softirq may
