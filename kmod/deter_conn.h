@@ -133,8 +133,8 @@ struct deter_sock {
 	u32 bl_empty;
 	/* owner only: page-fragment refills that kept going, in a row */
 	u32 pf_same;
-	bool pf_seen;			/* a refill was logged */
-	bool pf_moved;			/* something else moved it since */
+	/* the fragment is where this socket's last logged refill left it */
+	bool pf_seen;
 	/* owner only: where the last send left the fragment (compared only) */
 	const struct page *pf_page;
 	u32 pf_off, pf_size;

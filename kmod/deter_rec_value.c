@@ -260,8 +260,8 @@ bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag)
 
 	if (!ds || !ok)
 		return ok;
-	if (ds->pf_seen && !ds->pf_moved && pfrag->page == page &&
-	    pfrag->offset == off && pfrag->size == size) {
+	if (ds->pf_seen && pfrag->page == page && pfrag->offset == off &&
+	    pfrag->size == size) {
 		ds->pf_same++;
 		return ok;
 	}
@@ -269,7 +269,6 @@ bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag)
 		       (u64)get_order(pfrag->size) << 16 | pfrag->offset, 0);
 	ds->pf_same = 0;
 	ds->pf_seen = true;
-	ds->pf_moved = false;
 	return ok;
 }
 
@@ -285,8 +284,8 @@ bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag)
  * connections) move it on, and a refill that then keeps going does so
  * from where they left it, which a replay of this socket alone cannot
  * know. A send returning notes where the fragment is; the next one
- * starting marks it moved if it is elsewhere, and the next refill is
- * logged wherever it lands.
+ * starting finds it elsewhere if something moved it, and then the next
+ * refill is logged wherever it lands, as the socket's first is.
  */
 void deter_rec_page_frag_send(struct deter_sock *ds, struct sock *sk, bool done)
 {
@@ -298,7 +297,7 @@ void deter_rec_page_frag_send(struct deter_sock *ds, struct sock *sk, bool done)
 		ds->pf_size = pfrag->size;
 	} else if (pfrag->page != ds->pf_page || pfrag->offset != ds->pf_off ||
 		   pfrag->size != ds->pf_size) {
-		ds->pf_moved = true;
+		ds->pf_seen = false;
 	}
 }
 

@@ -16,8 +16,9 @@ workload() {
 	wl_iperf3 2
 }
 
-# The premise: one thread sent on both streams (the tid of their logs'
-# sendmsg calls), and each stream's sends interleave with the other's.
+# The premise: one thread sent on all of iperf3's connections from A, the
+# two streams' bulk sends among them (the tid of their logs' sendmsg
+# calls).
 premise() {
 	iperf3_premise "$1"
 }

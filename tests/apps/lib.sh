@@ -395,16 +395,13 @@ wl_iperf3() {
 # from A (the control connection and the streams): the tid of their logs'
 # sendmsg calls.
 iperf3_premise() {
-	local id tids= n=0
+	local -a ids tids
 
-	for id in $(sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$A_IP:[0-9]*\",\"remote\":\"$B_IP:5201\".*/\1/p" "$TB_TMP/ls.json"); do
-		tids+=" $("$DETER" show -d "$LOGS" "$id" |
-			sed -n 's/.* call  *sendmsg bytes .* tid \([0-9]*\)$/\1/p' | sort -u | tr '\n' ' ')"
-		n=$((n + 1))
-	done
-	tids=$(echo $tids)
-	[ "$n" -ge 3 ] && [ "$(echo "$tids" | tr ' ' '\n' | sort -u | wc -l)" = 1 ]
-	log_test $? "$1: one thread sent on all $n of iperf3's connections from A (their sendmsg tids: $tids)"
+	mapfile -t ids < <(sed -n "s/.*\"id\":\"\([0-9a-f]*\)\".*\"local\":\"$A_IP:[0-9]*\",\"remote\":\"$B_IP:5201\".*/\1/p" "$TB_TMP/ls.json")
+	mapfile -t tids < <(for id in "${ids[@]}"; do "$DETER" show -d "$LOGS" "$id"; done |
+		sed -n 's/.* call  *sendmsg bytes .* tid \([0-9]*\)$/\1/p' | sort -u)
+	[ ${#ids[@]} -ge 3 ] && [ ${#tids[@]} = 1 ]
+	log_test $? "$1: one thread sent on all ${#ids[@]} of iperf3's connections from A (their sendmsg tids: ${tids[*]})"
 }
 
 # wl_scp: OpenSSH's sshd on B (a host key and a client key of its own,
