@@ -258,8 +258,14 @@ static void deter_rpl_run_tsq(struct deter_rpl *rpl, struct sock *sk)
 	WRITE_ONCE(rpl->driver, NULL);
 }
 
-/* Re-enter a held segment into TCP now that it is due. */
-void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb)
+/*
+ * Re-enter a held segment into TCP: to @sk when it is due there (@to_sk),
+ * else to whichever socket the lookup finds. A due segment goes to @sk as
+ * early demux hands one over, whether or not @sk is still hashed: a
+ * segment the original backlogged just before close() unhashed the
+ * socket is due there even when it came later here.
+ */
+void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb, bool to_sk)
 {
 	const struct net_protocol *ipprot;
 	struct net_device *dev;
@@ -273,6 +279,11 @@ void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb)
 		return;
 	}
 	skb->dev = dev;
+	if (to_sk) {
+		sock_hold(sk);
+		skb->sk = sk;
+		skb->destructor = sock_edemux;
+	}
 	local_bh_disable();
 	ipprot->handler(skb);
 	local_bh_enable();
@@ -294,6 +305,17 @@ void deter_rpl_work(struct work_struct *work)
 		spin_lock_bh(&rpl->lock);
 		sk = rpl->sk;
 		e = deter_rpl_at(rpl, rpl->ctx);
+		if (rpl->state == DETER_RPL_RUNNING && !e && rpl->ds) {
+			/*
+			 * The log is over, the socket not yet destroyed: what
+			 * is held came, in the original, after its log ended
+			 * at its destruction (deter_replay_close()), so it
+			 * stays held till then.
+			 */
+			spin_unlock_bh(&rpl->lock);
+			wake_up_all(&rpl->wq);
+			return;
+		}
 		if (rpl->state != DETER_RPL_RUNNING || !e || !rpl->ds) {
 			/*
 			 * Let anything held go: the replay is over. What
@@ -304,7 +326,7 @@ void deter_rpl_work(struct work_struct *work)
 			while ((skb = __skb_dequeue(&rpl->held))) {
 				spin_unlock_bh(&rpl->lock);
 				if (sk)
-					deter_rpl_reinject(sk, skb);
+					deter_rpl_reinject(sk, skb, false);
 				else
 					kfree_skb(skb);
 				spin_lock_bh(&rpl->lock);
@@ -350,7 +372,7 @@ void deter_rpl_work(struct work_struct *work)
 			}
 			__skb_unlink(found, &rpl->held);
 			spin_unlock_bh(&rpl->lock);
-			deter_rpl_reinject(sk, found);
+			deter_rpl_reinject(sk, found, true);
 			continue;
 		}
 		woken = rpl->app_woken == rpl->ctx + 1;

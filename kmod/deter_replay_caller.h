@@ -13,6 +13,8 @@
 #ifndef _DETER_REPLAY_CALLER_H
 #define _DETER_REPLAY_CALLER_H
 
+#include <linux/types.h>
+
 struct deter_replay_ev;
 struct deter_rpl;
 struct sk_buff;
@@ -26,6 +28,6 @@ void deter_rpl_kick(struct deter_rpl *rpl, unsigned long delay);
 void deter_rpl_ctx_next(struct deter_rpl *rpl);
 void deter_rpl_app_wake(struct deter_rpl *rpl, struct sock *sk,
 			const struct deter_replay_ev *at);
-void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb);
+void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb, bool to_sk);
 
 #endif /* _DETER_REPLAY_CALLER_H */

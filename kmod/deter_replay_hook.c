@@ -157,7 +157,7 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run)
 	} else {
 		deter_rpl_describe(e, want, sizeof(want));
 		deter_rpl_diverge(rpl, "event %u: expected %s, found %s",
-				  e ? e->seq : 0, want, deter_rpl_lock_names[who]);
+				  deter_rpl_seq(rpl, e), want, deter_rpl_lock_names[who]);
 		deter_rpl_kick(rpl, 0);
 	}
 	spin_unlock(&rpl->lock);
@@ -252,7 +252,7 @@ static void deter_rpl_owner_check(struct deter_rpl *rpl, struct sock *sk,
 		if (done)
 			return;
 		if (skb) {
-			deter_rpl_reinject(sk, skb);	/* deter_replay_sk_rx() takes it */
+			deter_rpl_reinject(sk, skb, true);	/* deter_replay_sk_rx() takes it */
 			continue;
 		}
 		deter_rpl_kick(rpl, 0);
@@ -295,8 +295,7 @@ void deter_replay_sk_lock_wait(struct sock *sk)
 		deter_rpl_describe(deter_rpl_at(rpl, rpl->ctx), want,
 				   sizeof(want));
 		deter_rpl_diverge(rpl, "event %u: stuck: app wants the lock, log expects %s",
-				  rpl->ctx < rpl->hdr.nevents ?
-				  rpl->ev[rpl->ctx].seq : 0, want);
+				  deter_rpl_seq(rpl, deter_rpl_at(rpl, rpl->ctx)), want);
 		spin_unlock_bh(&rpl->lock);
 		wake_up_all(&rpl->wq);
 	}
@@ -431,8 +430,10 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	/*
 	 * A segment past every one the log has came, in the original, after
 	 * the socket's log ended: to the time-wait socket that took over
-	 * (a FIN answering ours), or to none. It goes there when the replay
-	 * ends (deter_rpl_work()).
+	 * (a FIN answering ours), or to none. So did a control segment the
+	 * log has not (IP ID 0: the peer host's reset for a socket gone,
+	 * which a slower replay of this end can see before its own end).
+	 * Either goes there when the replay ends (deter_rpl_work()).
 	 */
 	if (i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD &&
 	    deter_rpl_segs_differ(rpl, &rpl->ev[i], skb, idx)) {
@@ -440,7 +441,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 		return true;
 	}
 	if (((i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD) ||
-	     (!syn && ds->rx_primed && idx > rpl->rx_last)) &&
+	     (!syn && (ctl || (ds->rx_primed && idx > rpl->rx_last)))) &&
 	    skb_queue_len(&rpl->held) < DETER_RPL_MAX_HELD) {
 		/* Re-entered into tcp_v4_rcv() later: restore its IPCB. */
 		memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
@@ -453,7 +454,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 
 		deter_rpl_describe(e, want, sizeof(want));
 		deter_rpl_diverge(rpl, "event %u: expected %s, found %ssegment ipid %llu",
-				  e ? e->seq : 0, want, syn ? "SYN " : "",
+				  deter_rpl_seq(rpl, e), want, syn ? "SYN " : "",
 				  idx & 0xffff);
 		deter_rpl_kick(rpl, 0);
 	}

@@ -102,6 +102,15 @@ deter_rpl_at(const struct deter_rpl *rpl, u32 i)
 	return i < rpl->hdr.nevents ? &rpl->ev[i] : NULL;
 }
 
+/* The log's number of script event @e; past the end, one past its last. */
+static inline u32 deter_rpl_seq(const struct deter_rpl *rpl,
+				const struct deter_replay_ev *e)
+{
+	if (e)
+		return e->seq;
+	return rpl->hdr.nevents ? rpl->ev[rpl->hdr.nevents - 1].seq + 1 : 0;
+}
+
 static inline bool deter_rpl_is_icmp(const struct deter_replay_ev *e)
 {
 	return e->type == DETER_EV_NET && e->sub == DETER_NET_ICMP;

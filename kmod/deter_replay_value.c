@@ -62,7 +62,7 @@ static u64 deter_rpl_clock(struct deter_rpl *rpl, u64 val)
 	}
 	if (unlikely(deter_debug_clock))
 		deter_debug_clock_read(rpl->hdr.flags & DETER_CONN_ACTIVE ?
-				       "rpl-a" : "rpl-b", rpl->sk, e ? e->seq : 0,
+				       "rpl-a" : "rpl-b", rpl->sk, deter_rpl_seq(rpl, e),
 				       rpl->jiffies);
 	spin_unlock_bh(&rpl->lock);
 	return val;

@@ -113,7 +113,8 @@ fuzz() {
 # that replay every connection (docs/testing.md), vm-apps-all (make
 # check-apps) all of them.
 mapfile -t apps_all < <(ls tests/apps/*.sh | grep -v '/lib\.sh$')
-apps_ci=(tests/apps/nginx_wrk.sh tests/apps/sockperf_tp_ecn.sh tests/apps/iperf3_parallel.sh)
+apps_ci=(tests/apps/nginx_wrk.sh tests/apps/sockperf_tp_ecn.sh tests/apps/iperf3_parallel.sh
+	 tests/apps/nginx_abort.sh)
 
 # The replay scenarios, split in two halves for vm and vm2.
 mapfile -t netns < <(ls tests/netns/*.sh | grep -v '/lib\.sh$')

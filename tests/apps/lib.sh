@@ -348,6 +348,25 @@ wl_nginx_files() {
 	[ "$(tr '\n' ' ' < "$TB_TMP/curl.out")" = "200 1048576 200 65536 200 4096 200 1048576 " ]
 }
 
+# wl_nginx_abort N: N curls one after another, each fetching B's 1 MiB
+# file into head -c 65536; curl exits on its broken pipe with the rest of
+# the response unread.
+wl_nginx_abort() {
+	local i n
+
+	app_nginx || return 1
+	for ((i = 0; i < $1; i++)); do
+		n=$(ip netns exec "$A" curl -sS "http://$B_IP/1m" 2> /dev/null | head -c 65536 | wc -c)
+		echo "    curl| $n bytes, then hung up"
+		[ "$n" = 65536 ] || return 1
+	done
+	for ((i = 0; i < $1; i++)); do
+		ip netns exec "$A" bash -c "exec 3<> /dev/tcp/$B_IP/80 &&
+			printf 'GET /64k HTTP/1.1\\r\\nHost: b\\r\\n\\r\\n' >&3" || return 1
+		echo "    bash| asked for 64k, hung up"
+	done
+}
+
 # wl_nginx_h2load: h2load, HTTP/2 over cleartext, four connections of
 # up to four streams each, 200 GETs of a 4 KiB file.
 wl_nginx_h2load() {

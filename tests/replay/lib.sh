@@ -299,7 +299,7 @@ sendtime_err() {
 # the log's events around it, once per scenario, so that a failure seen
 # only in CI (whose logs are gone with its VM) can be read from its output.
 diverged_context() {
-	local end n id
+	local end n id lo
 
 	[ -z "${DIVERGED_SHOWN:-}" ] || return 0
 	read -r end n < <(sed -n 's/.*diverged at \(active\|passive\) end event \([0-9]*\):.*/\1 \2/p' "$1" | head -1)
@@ -307,9 +307,10 @@ diverged_context() {
 	DIVERGED_SHOWN=1
 	id=$ID
 	[ "$end" = passive ] && id=$(log_id "$B_IP:${SERVER_PORT:-5201}" "$A_IP:${CLIENT_PORT:-[0-9]*}")
-	echo "    the $end end's log (deter show $id), events $((n - 12)) to $((n + 3)):"
+	lo=$((n > 12 ? n - 12 : 0))
+	echo "    the $end end's log (deter show $id), events $lo to $((n + 3)):"
 	"$DETER" show -d "$LOGS" "$id" |
-		awk -v lo=$((n - 12)) -v hi=$((n + 3)) '$1 ~ /^[0-9]+$/ && $1 >= lo && $1 <= hi { print "    | " $0 }'
+		awk -v lo=$lo -v hi=$((n + 3)) '$1 ~ /^[0-9]+$/ && $1 >= lo && $1 <= hi { print "    | " $0 }'
 }
 
 # scenario_replay NAME I: replay ID once and compare with the truth.
