@@ -316,7 +316,7 @@ void deter_rpl_work(struct work_struct *work)
 			wake_up_all(&rpl->wq);
 			return;
 		}
-		if (rpl->state != DETER_RPL_RUNNING || !e || !rpl->ds) {
+		if (rpl->state != DETER_RPL_RUNNING || !rpl->ds) {
 			/*
 			 * Let anything held go: the replay is over. What
 			 * comes from now on, these included, goes to TCP
