@@ -51,6 +51,8 @@
 
 /* Segments held back per socket: a window's worth at 1 KiB MSS. */
 #define DETER_RPL_MAX_HELD	1024
+/* Of those, ones past the log's end or not in it (held till the end). */
+#define DETER_RPL_MAX_UNLOGGED	64
 /* A context waits this long for its turn before the replay gives up. */
 #define DETER_RPL_APP_WAIT	(10 * HZ)
 
@@ -366,7 +368,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	struct deter_rpl *rpl = deter_rpl_get(sk);
 	const struct deter_replay_ev *e;
 	struct deter_sock *ds;
-	bool syn, ctl, owned;
+	bool syn, ctl, owned, logged;
 	u64 idx;
 	u32 i;
 
@@ -435,29 +437,39 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	 * which a slower replay of this end can see before its own end).
 	 * Either goes there when the replay ends (deter_rpl_work()).
 	 */
-	if (i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD &&
-	    deter_rpl_segs_differ(rpl, &rpl->ev[i], skb, idx)) {
+	logged = i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD;
+	if (logged && deter_rpl_segs_differ(rpl, &rpl->ev[i], skb, idx)) {
 		spin_unlock(&rpl->lock);
 		return true;
 	}
-	if (((i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD) ||
-	     (!syn && (ctl || (ds->rx_primed && idx > rpl->rx_last)))) &&
-	    skb_queue_len(&rpl->held) < DETER_RPL_MAX_HELD) {
-		/* Re-entered into tcp_v4_rcv() later: restore its IPCB. */
-		memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
-			sizeof(struct inet_skb_parm));
-		__skb_queue_tail(&rpl->held, skb);
-		*taken = true;
-		deter_rpl_kick(rpl, i == rpl->ctx ? 1 : 0);
-	} else {
+	if (!logged && (syn || (!ctl && (!ds->rx_primed || idx <= rpl->rx_last)))) {
 		char want[48];
 
 		deter_rpl_describe(e, want, sizeof(want));
 		deter_rpl_diverge(rpl, "event %u: expected %s, found %ssegment ipid %llu",
 				  deter_rpl_seq(rpl, e), want, syn ? "SYN " : "",
 				  idx & 0xffff);
-		deter_rpl_kick(rpl, 0);
+	} else if (skb_queue_len(&rpl->held) >= DETER_RPL_MAX_HELD ||
+		   (!logged && rpl->held_unlogged >= DETER_RPL_MAX_UNLOGGED)) {
+		deter_rpl_diverge(rpl, "event %u: more than %u segments held%s",
+				  deter_rpl_seq(rpl, e),
+				  logged ? DETER_RPL_MAX_HELD : DETER_RPL_MAX_UNLOGGED,
+				  logged ? "" : " that the log has not");
+	} else if (!skb_dst_force(skb)) {	/* it outlives this RCU section */
+		deter_rpl_diverge(rpl, "event %u: a held segment's route is gone",
+				  deter_rpl_seq(rpl, e));
+	} else {
+		/* Re-entered into tcp_v4_rcv() later: restore its IPCB. */
+		memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
+			sizeof(struct inet_skb_parm));
+		__skb_queue_tail(&rpl->held, skb);
+		rpl->held_unlogged += !logged;
+		*taken = true;
+		deter_rpl_kick(rpl, i == rpl->ctx ? 1 : 0);
+		spin_unlock(&rpl->lock);
+		return true;
 	}
+	deter_rpl_kick(rpl, 0);
 	spin_unlock(&rpl->lock);
 	return true;
 }
