@@ -168,13 +168,15 @@ log_test $CHECK_RC "record_keep: deter ls never failed while logs went ($(cat "$
 
 # ----- Part 2: --max-age
 sleep 6
-"$DETER" record -o "$LOGS" --port 5201 --max-age 5 --duration 3 2> "$TB_TMP/record2.err" &
+"$DETER" record -o "$LOGS" --port 5201 --max-age 5 2> "$TB_TMP/record2.err" &
 rec=$!
 sleep 1
 capture_start "$SW" s0 syns2 'tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn' || exit $ksft_fail
 conn 5201 10
 wrc=$?
 capture_stop
+sleep 0.5
+kill -INT $rec
 wait $rec
 rrc=$?
 CHECK_RC=0

@@ -77,13 +77,13 @@ local_testbed() {
 	EOF
 }
 
-# ecn_testbed on|off: scenario_testbed's, with the switch's egress to B
-# a 20 Mbit/s link whose RED queue marks CE (switch_red) and ECN on at
-# both hosts; the workload's ends must both run DCTCP (a listener that
-# does not refuses the ECT SYN DCTCP sends).
+# ecn_testbed on|off [RATE]: scenario_testbed's, with the switch's egress
+# to B a RATE (20 Mbit/s) link whose RED queue marks CE (switch_red) and
+# ECN on at both hosts; the workload's ends must both run DCTCP (a
+# listener that does not refuses the ECT SYN DCTCP sends).
 ecn_testbed() {
 	scenario_testbed "$1" || return 1
-	switch_red s1 20mbit || return 1
+	switch_red s1 "${2:-20mbit}" || return 1
 	ip netns exec "$A" sysctl -qw net.ipv4.tcp_ecn=1
 	ip netns exec "$B" sysctl -qw net.ipv4.tcp_ecn=1
 }
