@@ -14,6 +14,11 @@
 #   +----------------+     +------------------------+     +----------------+
 #        veth                 routes, ip_forward=1            veth
 #
+# With DETER_NICS set (testbed/run --nics MODEL) the two links are the
+# VM's NICs instead, a0-s0 and s1-b0 each a QEMU hub: real drivers with
+# their own receive buffers, NAPI and GRO, and GSO split in software or by
+# the device's TSO, as a data-center host's. Everything else is the same.
+#
 # Each host's egress qdisc sets that link's delay and rate (netem); the
 # switch's egress port towards a host is the bottleneck queue, which can
 # drop (pfifo/tbf limits, netem loss), reorder (netem) and ECN-mark (red
@@ -99,14 +104,47 @@ setup_ns() {
 	done
 }
 
-# testbed_create: host A -- switch -- host B, no shaping yet. Each host
-# takes a flow on one CPU (rx_one_cpu), as behind a NIC.
+# nic_take NS NAME N: move the VM's NIC of MAC 52:54:00:de:7e:0N
+# (testbed/run --nics) into NS as NAME. A namespace deleted by the last
+# scenario hands its NICs back to the VM's own a moment later: wait.
+nic_take() {
+	local ns=$1 name=$2 mac=52:54:00:de:7e:0$3 d dev=
+
+	for _ in $(seq 100); do
+		for d in /sys/class/net/*; do
+			[ "$(cat "$d/address" 2>/dev/null)" = "$mac" ] && dev=${d##*/}
+		done
+		[ -n "$dev" ] && break
+		sleep 0.1
+	done
+	if [ -z "$dev" ]; then
+		echo "no NIC with MAC $mac (DETER_NICS is set: run under testbed/run --nics)" >&2
+		return 1
+	fi
+	ip link set dev "$dev" name "$name" && ip link set dev "$name" netns "$ns" || return 1
+	# What the last scenario set stays with the device: back to defaults.
+	tc -n "$ns" qdisc del dev "$name" root 2>/dev/null
+	ip netns exec "$ns" ethtool -K "$name" tso on gso on gro on >/dev/null 2>&1
+	ip -n "$ns" link set dev "$name" mtu 1500
+}
+
+# testbed_create: host A -- switch -- host B, no shaping yet. On veth each
+# host and the switch's ports take a flow on one CPU (rx_one_cpu), as
+# behind a NIC, and the switch forwards a flow in the order it got it, as
+# a switch does: two of a host's packets sent from two CPUs at once (a
+# close()'s reset and a softirq's ACK) otherwise pass each other there.
+# A NIC takes a flow on one CPU itself (one queue, one interrupt).
 testbed_create() {
 	setup_ns A SW B || return 1
-	ip -batch - <<-EOF || return 1
-	link add a0 netns $A type veth peer name s0 netns $SW
-	link add b0 netns $B type veth peer name s1 netns $SW
-	EOF
+	if [ -n "${DETER_NICS:-}" ]; then
+		nic_take "$A" a0 1 && nic_take "$SW" s0 2 &&
+		nic_take "$SW" s1 3 && nic_take "$B" b0 4 || return 1
+	else
+		ip -batch - <<-EOF || return 1
+		link add a0 netns $A type veth peer name s0 netns $SW
+		link add b0 netns $B type veth peer name s1 netns $SW
+		EOF
+	fi
 	ip -n "$A" -batch - <<-EOF || return 1
 	addr add $A_IP/24 dev a0
 	link set a0 up
@@ -123,7 +161,10 @@ testbed_create() {
 	link set s0 up
 	link set s1 up
 	EOF
-	rx_one_cpu "$A" a0 && rx_one_cpu "$B" b0 &&
+	if [ -z "${DETER_NICS:-}" ]; then
+		rx_one_cpu "$A" a0 && rx_one_cpu "$B" b0 &&
+		rx_one_cpu "$SW" s0 && rx_one_cpu "$SW" s1 || return 1
+	fi
 	ip netns exec "$SW" sysctl -qw net.ipv4.ip_forward=1
 }
 
