@@ -10,6 +10,7 @@
 #   make check-debug the VM suite on the debug kernel (KASAN, lockdep, kmemleak)
 #   make check-debug-ci  its fixed part (tests/check.sh --debug vm-debug)
 #   make check-apps      every real-application scenario (tests/apps)
+#   make check-nic       the NIC topology's scenarios (tests/check.sh vm-nic)
 #   make demo       set-up + the testbed demo
 #   make install    bin/deter to $(PREFIX)/bin, deter.ko to KDIR's module dir
 #   make deps       install the Debian packages the above need
@@ -58,7 +59,7 @@ TEST_TOOLS := $(B)/tests/netns/tcpwl $(B)/tests/netns/corrector_tool
 # KDIR: a prepared 6.12 tree with patches/ applied; default the testbed kernel.
 KDIR ?= $(shell testbed/kernel.sh tree 2>/dev/null)
 
-.PHONY: all deps kernel kmod kmod-debug unit check check-apps check-debug check-debug-ci demo bench install clean lint
+.PHONY: all deps kernel kmod kmod-debug unit check check-apps check-nic check-debug check-debug-ci demo bench install clean lint
 
 all: bin/deter
 
@@ -139,6 +140,12 @@ check-apps: deps
 	$(MAKE) kernel
 	$(MAKE) kmod
 	tests/check.sh vm-apps-all
+
+check-nic: deps
+	$(MAKE) all unit
+	$(MAKE) kernel
+	$(MAKE) kmod
+	tests/check.sh vm-nic
 
 check-debug-ci: deps
 	$(MAKE) all unit

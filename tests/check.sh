@@ -7,8 +7,8 @@
 # scenario that never reported (tests/vm/harness.sh) each count as failed.
 #
 #   tests/check.sh [--debug] [unit] [fuzz] [bats] [lint] [vm] [vm2] [vm-traced]
-#                  [vm-debug] [vm-host] [vm-apps] [vm-apps-all]
-#                  (default: all groups but vm-debug and vm-apps-all)
+#                  [vm-debug] [vm-host] [vm-apps] [vm-apps-all] [vm-nic]
+#                  (default: all groups but vm-debug, vm-apps-all and vm-nic)
 #
 # vm and vm2 each boot the testbed VM once: vm runs KUnit, the netns
 # scenarios and the first half of the replay scenarios, vm2 the rest, so
@@ -138,6 +138,11 @@ if [ "${1:-}" = --debug ]; then
 	export DETER_TAP_SLACK_NS=${DETER_TAP_SLACK_NS:-500000}
 fi
 
+# vm-nic: the replay scenarios a data-center host's datapath changes,
+# recorded on the NIC topology (testbed/run --nics), once per NIC model.
+nic_replays=(tests/replay/{bulk,rpc,data_drop,tail_drop,syn_loss,reorder,ecn_dctcp,zero_window,short_behind_long}.sh
+	     tests/apps/iperf3_parallel.sh)
+
 # vm-debug, the part of the suite CI runs on the debug kernel: KUnit,
 # the recording scenarios (tests/netns), and every third replay scenario
 # in name order (the first, fourth, ...), a fixed third.
@@ -178,9 +183,14 @@ for g in "${groups[@]}"; do
 	vm-apps-all) group vm-apps-all "${vmrun[@]}" --timeout $((vm_timeout * 3)) -- \
 		env HARNESS_TIMEOUT=1800 tests/vm/suite --no-kunit "${apps_all[@]}"
 		     ran_all vm-apps-all "${apps_all[@]}" ;;
+	vm-nic) for m in virtio e1000e; do
+			group "vm-nic-$m" "${vmrun[@]}" --nics "$m" --timeout "$vm_timeout" -- \
+				tests/vm/suite --no-kunit "${nic_replays[@]}"
+			ran_all "vm-nic-$m" "${nic_replays[@]}"
+		done ;;
 	# deter replay --vm from this host: records in one VM, replays in another.
 	vm-host) group vm-host tests/vm/replay_vm.sh ;;
-	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm2, vm-traced, vm-debug, vm-host, vm-apps, vm-apps-all)" >&2; exit 2 ;;
+	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm2, vm-traced, vm-debug, vm-host, vm-apps, vm-apps-all, vm-nic)" >&2; exit 2 ;;
 	esac
 done
 if [ -s "$out/failures" ]; then
