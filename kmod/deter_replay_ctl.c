@@ -162,6 +162,10 @@ static int deter_rpl_parse(const u8 *buf, size_t len, struct deter_rpl **out)
 	rpl = kzalloc(sizeof(*rpl), GFP_KERNEL);
 	if (!rpl)
 		return -ENOMEM;
+	spin_lock_init(&rpl->lock);
+	skb_queue_head_init(&rpl->held);
+	init_waitqueue_head(&rpl->wq);
+	INIT_DELAYED_WORK(&rpl->work, deter_rpl_work);	/* deter_rpl_free() cancels it */
 	rpl->hdr = *h;
 	rpl->ev = kvmalloc(evlen, GFP_KERNEL);
 	rpl->states = kvmalloc(stlen ?: 1, GFP_KERNEL);
@@ -178,10 +182,6 @@ static int deter_rpl_parse(const u8 *buf, size_t len, struct deter_rpl **out)
 		    !(e->b & (DETER_RX_SYN | DETER_RX_CTL)))
 			rpl->rx_last = max(rpl->rx_last, e->a);
 	}
-	spin_lock_init(&rpl->lock);
-	skb_queue_head_init(&rpl->held);
-	init_waitqueue_head(&rpl->wq);
-	INIT_DELAYED_WORK(&rpl->work, deter_rpl_work);
 	rpl->state = DETER_RPL_LOADED;
 	*out = rpl;
 	return 0;

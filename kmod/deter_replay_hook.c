@@ -51,7 +51,7 @@
 
 /* Segments held back per socket: a window's worth at 1 KiB MSS. */
 #define DETER_RPL_MAX_HELD	1024
-/* Of those, ones past the log's end or not in it (held till the end). */
+/* Of those, control segments the log has not (held till the end). */
 #define DETER_RPL_MAX_UNLOGGED	64
 /* A context waits this long for its turn before the replay gives up. */
 #define DETER_RPL_APP_WAIT	(10 * HZ)
@@ -449,21 +449,21 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 		deter_rpl_diverge(rpl, "event %u: expected %s, found %ssegment ipid %llu",
 				  deter_rpl_seq(rpl, e), want, syn ? "SYN " : "",
 				  idx & 0xffff);
-	} else if (skb_queue_len(&rpl->held) >= DETER_RPL_MAX_HELD ||
-		   (!logged && rpl->held_unlogged >= DETER_RPL_MAX_UNLOGGED)) {
-		deter_rpl_diverge(rpl, "event %u: more than %u segments held%s",
-				  deter_rpl_seq(rpl, e),
-				  logged ? DETER_RPL_MAX_HELD : DETER_RPL_MAX_UNLOGGED,
-				  logged ? "" : " that the log has not");
+	} else if (skb_queue_len(&rpl->held) >= DETER_RPL_MAX_HELD) {
+		deter_rpl_diverge(rpl, "event %u: more than %u segments held",
+				  deter_rpl_seq(rpl, e), DETER_RPL_MAX_HELD);
+	} else if (!logged && ctl && rpl->held_unlogged >= DETER_RPL_MAX_UNLOGGED) {
+		deter_rpl_diverge(rpl, "event %u: over %u unlogged control segments held",
+				  deter_rpl_seq(rpl, e), DETER_RPL_MAX_UNLOGGED);
 	} else if (!skb_dst_force(skb)) {	/* it outlives this RCU section */
-		deter_rpl_diverge(rpl, "event %u: a held segment's route is gone",
-				  deter_rpl_seq(rpl, e));
+		deter_rpl_diverge(rpl, "event %u: no route to hold segment ipid %llu with",
+				  deter_rpl_seq(rpl, e), idx & 0xffff);
 	} else {
 		/* Re-entered into tcp_v4_rcv() later: restore its IPCB. */
 		memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
 			sizeof(struct inet_skb_parm));
 		__skb_queue_tail(&rpl->held, skb);
-		rpl->held_unlogged += !logged;
+		rpl->held_unlogged += !logged && ctl;
 		*taken = true;
 		deter_rpl_kick(rpl, i == rpl->ctx ? 1 : 0);
 		spin_unlock(&rpl->lock);

@@ -86,7 +86,7 @@ struct deter_rpl {
 	char msg[192];			/* why it diverged */
 
 	struct sk_buff_head held;	/* segments not yet due */
-	u32 held_unlogged;		/* ones the log has not, held so far */
+	u32 held_unlogged;		/* control segments not in the log, ever held */
 	bool ended;			/* held ones go to TCP: hold no more */
 	struct task_struct *driver;	/* the worker inside lock_sock() */
 	wait_queue_head_t wq;		/* apps waiting for their turn */

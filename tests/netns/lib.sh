@@ -40,6 +40,7 @@ SW_A_IP=10.0.1.254
 SW_B_IP=10.0.2.254
 
 TB_NS=()		# namespaces created, removed by cleanup
+TB_NICS=()		# NICs taken, "NS DEV", handed back by cleanup
 TB_PIDS=()		# background processes, killed by cleanup
 TB_CAPS=()		# running captures, stopped by capture_stop
 TB_TMP=${TB_TMP:-$(mktemp -d /tmp/deter-tb.XXXXXX)}
@@ -77,6 +78,11 @@ cleanup() {
 	for p in ${TB_PIDS[@]+"${TB_PIDS[@]}"}; do
 		wait "$p" 2>/dev/null
 	done
+	# A NIC goes back to the VM's namespace when its namespace is freed,
+	# which a socket still closing there can delay: hand it back now.
+	for p in ${TB_NICS[@]+"${TB_NICS[@]}"}; do
+		ip -n "${p% *}" link set dev "${p#* }" netns 1 2>/dev/null
+	done
 	for ns in ${TB_NS[@]+"${TB_NS[@]}"}; do
 		ip netns del "$ns" 2>/dev/null
 	done
@@ -105,27 +111,41 @@ setup_ns() {
 }
 
 # nic_take NS NAME N: move the VM's NIC of MAC 52:54:00:de:7e:0N
-# (testbed/run --nics) into NS as NAME. A namespace deleted by the last
-# scenario hands its NICs back to the VM's own a moment later: wait.
+# (testbed/run --nics) into NS as NAME, with what the last scenario set
+# on it (qdisc, offloads, MTU) back to defaults.
 nic_take() {
-	local ns=$1 name=$2 mac=52:54:00:de:7e:0$3 d dev=
+	local ns=$1 name=$2 mac=52:54:00:de:7e:0$3 d a dev=
 
-	for _ in $(seq 100); do
+	for _ in $(seq 50); do
 		for d in /sys/class/net/*; do
-			[ "$(cat "$d/address" 2>/dev/null)" = "$mac" ] && dev=${d##*/}
+			read -r a < "$d/address" 2>/dev/null && [ "$a" = "$mac" ] && dev=${d##*/}
 		done
 		[ -n "$dev" ] && break
 		sleep 0.1
 	done
 	if [ -z "$dev" ]; then
-		echo "no NIC with MAC $mac (DETER_NICS is set: run under testbed/run --nics)" >&2
+		echo "no NIC of MAC $mac in the VM's namespace (testbed/run --nics gives them; a namespace kept one?)" >&2
 		return 1
 	fi
-	ip link set dev "$dev" name "$name" && ip link set dev "$name" netns "$ns" || return 1
-	# What the last scenario set stays with the device: back to defaults.
+	ip link set dev "$dev" netns "$ns" && ip -n "$ns" link set dev "$dev" name "$name" || return 1
+	TB_NICS+=("$ns $name")
 	tc -n "$ns" qdisc del dev "$name" root 2>/dev/null
 	ip netns exec "$ns" ethtool -K "$name" tso on gso on gro on >/dev/null 2>&1
 	ip -n "$ns" link set dev "$name" mtu 1500
+}
+
+# nic_carrier NS DEV: wait up to 5 s for DEV's link (e1000e negotiates
+# for half a second after it is set up; its queue drops until then).
+nic_carrier() {
+	local c
+
+	for _ in $(seq 50); do
+		c=$(ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null)
+		[ "$c" = 1 ] && return 0
+		sleep 0.1
+	done
+	echo "$2 in $1: no carrier after 5 s" >&2
+	return 1
 }
 
 # testbed_create: host A -- switch -- host B, no shaping yet. On veth each
@@ -164,6 +184,13 @@ testbed_create() {
 	if [ -z "${DETER_NICS:-}" ]; then
 		rx_one_cpu "$A" a0 && rx_one_cpu "$B" b0 &&
 		rx_one_cpu "$SW" s0 && rx_one_cpu "$SW" s1 || return 1
+	else
+		# A switch forwards frames as they came, as a veth port does
+		# (GRO off): its faults act on frames, not merged packets.
+		ip netns exec "$SW" ethtool -K s0 gro off >/dev/null &&
+		ip netns exec "$SW" ethtool -K s1 gro off >/dev/null &&
+		nic_carrier "$A" a0 && nic_carrier "$SW" s0 &&
+		nic_carrier "$SW" s1 && nic_carrier "$B" b0 || return 1
 	fi
 	ip netns exec "$SW" sysctl -qw net.ipv4.ip_forward=1
 }
