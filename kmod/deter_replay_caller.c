@@ -290,13 +290,35 @@ void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb, bool to_sk)
 	rcu_read_unlock();
 }
 
+/*
+ * The replay is over: what is held goes to whichever socket the lookup
+ * finds, and from now on every arrival goes to TCP (deter_replay_sk_rx()),
+ * not back onto the queue. Process context, not holding rpl->lock.
+ */
+void deter_rpl_let_go(struct deter_rpl *rpl)
+{
+	struct sk_buff *skb;
+
+	spin_lock_bh(&rpl->lock);
+	rpl->ended = true;
+	while ((skb = __skb_dequeue(&rpl->held))) {
+		spin_unlock_bh(&rpl->lock);
+		if (rpl->sk)
+			deter_rpl_reinject(rpl->sk, skb, false);
+		else
+			kfree_skb(skb);
+		spin_lock_bh(&rpl->lock);
+	}
+	spin_unlock_bh(&rpl->lock);
+}
+
 /* The handler caller: make the script's next context events happen. */
 void deter_rpl_work(struct work_struct *work)
 {
 	struct deter_rpl *rpl = container_of(to_delayed_work(work),
 					     struct deter_rpl, work);
 	const struct deter_replay_ev *e;
-	struct sk_buff *skb, *found;
+	struct sk_buff *found;
 	struct sock *sk;
 	bool owned, want_owned, ready, woken;
 	int rounds;
@@ -322,16 +344,8 @@ void deter_rpl_work(struct work_struct *work)
 			 * comes from now on, these included, goes to TCP
 			 * (deter_replay_sk_rx()), not back onto the queue.
 			 */
-			rpl->ended = true;
-			while ((skb = __skb_dequeue(&rpl->held))) {
-				spin_unlock_bh(&rpl->lock);
-				if (sk)
-					deter_rpl_reinject(sk, skb, false);
-				else
-					kfree_skb(skb);
-				spin_lock_bh(&rpl->lock);
-			}
 			spin_unlock_bh(&rpl->lock);
+			deter_rpl_let_go(rpl);
 			wake_up_all(&rpl->wq);
 			return;
 		}

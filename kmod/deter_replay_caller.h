@@ -29,5 +29,6 @@ void deter_rpl_ctx_next(struct deter_rpl *rpl);
 void deter_rpl_app_wake(struct deter_rpl *rpl, struct sock *sk,
 			const struct deter_replay_ev *at);
 void deter_rpl_reinject(struct sock *sk, struct sk_buff *skb, bool to_sk);
+void deter_rpl_let_go(struct deter_rpl *rpl);
 
 #endif /* _DETER_REPLAY_CALLER_H */

@@ -122,20 +122,9 @@ struct deter_rpl *deter_rpl_find_child(u16 sport, u16 dport)
 
 static void deter_rpl_free(struct deter_rpl *rpl)
 {
-	struct sk_buff *skb;
-
 	cancel_delayed_work_sync(&rpl->work);
-	/*
-	 * What is still held goes where the lookup finds, as when the
-	 * handler caller lets it go (deter_rpl_work()): a script dropped
-	 * right after its socket's end has not run that yet.
-	 */
-	while ((skb = __skb_dequeue(&rpl->held))) {	/* out of every hook's reach */
-		if (rpl->sk)
-			deter_rpl_reinject(rpl->sk, skb, false);
-		else
-			kfree_skb(skb);
-	}
+	/* A script dropped right after its socket's end has not let go yet. */
+	deter_rpl_let_go(rpl);
 	if (rpl->ds)
 		WRITE_ONCE(rpl->ds->rpl, NULL);
 	if (rpl->sk)
