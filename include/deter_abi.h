@@ -19,7 +19,7 @@
  * version is refused whole (log/rec_read.c).
  */
 enum {
-	DETER_ABI_VERSION = 16,
+	DETER_ABI_VERSION = 17,
 };
 
 /*
@@ -48,6 +48,7 @@ enum {
  *                                       check that found it
  *   RX               0                 packet index        ECN bits | flags
  *   NET              enum deter_net    packet index        count
+ *                                       (SHAPE: a, b as struct deter_shape)
  *   CALL             enum deter_abi_call bytes asked       flags << 32 | tid
  *   CALL_DONE        enum deter_abi_call return value (s64)  0; a spliced
  *                                                          send's pages
@@ -192,8 +193,90 @@ enum deter_net {
 	 * against it: struct deter_log_header, ipid_end).
 	 */
 	DETER_NET_TX_END,
+	/*
+	 * Not the network's doing either: the skb the next RX event's
+	 * segment arrived in was built as a and b say (struct deter_shape,
+	 * deter_shape_pack()). Logged before that RX, and only when the
+	 * shape differs from the last one logged: a run of arrivals of one
+	 * shape costs one event.
+	 */
+	DETER_NET_SHAPE,
 	DETER_NET_MAX,
 };
+
+/*
+ * What TCP reads of an arriving skb besides its bytes and headers, at
+ * deter's receive hook (skb->data at the TCP header): the receive memory
+ * it charges (truesize), whether coalescing may append it to the skb
+ * before or steal its head (headlen, head_frag, cloned, pp_recycle,
+ * nr_frags, frag_list), whether the backlog condenses it (tailroom:
+ * end_offset - headroom - headlen), rcv_mss (gso_size), and how many
+ * pipe buffers a splice of its fragments takes (runs: fragments each
+ * contiguous in one page with the one before count once; CONT: its first
+ * continues the arrival before's last, which a splice of the two
+ * coalesced merges). The driver and GRO decide all of it, not the sender.
+ */
+struct deter_shape {
+	__u32 truesize;
+	__u32 end_offset;	/* skb_end_offset(): head buffer size */
+	__u16 headroom;		/* head to the TCP header */
+	__u16 headlen;		/* TCP header and payload in the head */
+	__u16 gso_size;
+	__u8 nr_frags;
+	__u8 frag_list;		/* members of its frag_list */
+	__u8 runs;		/* contiguous runs among its fragments */
+	__u8 flags;		/* DETER_SHAPE_F_* */
+};
+
+#define DETER_SHAPE_F_HEAD_FRAG		0x1	/* head is a page fragment */
+#define DETER_SHAPE_F_CLONED		0x2	/* skb_cloned() */
+#define DETER_SHAPE_F_PP_RECYCLE	0x4	/* page_pool pages */
+/* Its first fragment continues the last one of the arrival before. */
+#define DETER_SHAPE_F_CONT		0x8
+#define DETER_SHAPE_F_ALL		0xf
+
+/*
+ *   a: truesize | end_offset << 32 (20 bits) | nr_frags << 52 (6 bits)
+ *      | flags << 58 (4 bits)
+ *   b: headroom | headlen << 16 | gso_size << 32 | frag_list << 48
+ *      | runs << 56 (6 bits)
+ * A field too large for its bits is saturated: such a shape cannot be
+ * rebuilt, and the replay says so.
+ */
+#define DETER_SHAPE_END_MAX	0xfffffU
+#define DETER_SHAPE_FRAGS_MAX	0x3fU
+
+static inline void deter_shape_pack(const struct deter_shape *s, __u64 *a,
+				    __u64 *b)
+{
+	__u64 end = s->end_offset < DETER_SHAPE_END_MAX ? s->end_offset :
+		    DETER_SHAPE_END_MAX;
+	__u64 nr = s->nr_frags < DETER_SHAPE_FRAGS_MAX ? s->nr_frags :
+		   DETER_SHAPE_FRAGS_MAX;
+	__u64 runs = s->runs < DETER_SHAPE_FRAGS_MAX ? s->runs :
+		     DETER_SHAPE_FRAGS_MAX;
+
+	*a = s->truesize | end << 32 | nr << 52 |
+	     (__u64)(s->flags & DETER_SHAPE_F_ALL) << 58;
+	*b = s->headroom | (__u64)s->headlen << 16 | (__u64)s->gso_size << 32 |
+	     (__u64)s->frag_list << 48 | runs << 56;
+}
+
+/* Return: 0, or -1 if a or b has bits no shape sets. */
+static inline int deter_shape_unpack(__u64 a, __u64 b, struct deter_shape *s)
+{
+	s->truesize = (__u32)a;
+	s->end_offset = a >> 32 & DETER_SHAPE_END_MAX;
+	s->nr_frags = a >> 52 & DETER_SHAPE_FRAGS_MAX;
+	s->flags = a >> 58 & 0x3f;
+	s->headroom = (__u16)b;
+	s->headlen = (__u16)(b >> 16);
+	s->gso_size = (__u16)(b >> 32);
+	s->frag_list = (__u8)(b >> 48);
+	s->runs = b >> 56 & 0xff;
+	return s->flags & ~DETER_SHAPE_F_ALL || s->runs > DETER_SHAPE_FRAGS_MAX ?
+	       -1 : 0;
+}
 
 /* Socket calls (same order as the kernel's enum deter_call). */
 enum deter_abi_call {

@@ -25,6 +25,7 @@
 
 #include "../include/deter_abi.h"
 #include "deter_sample.h"
+#include "deter_shape.h"
 
 struct deter_rpl;
 struct net;
@@ -102,6 +103,8 @@ struct deter_sock {
 	bool child_syn;			/* it was a SYN (TCP Fast Open) */
 	u64 rx_next;			/* IP ID index expected next */
 	u32 rx_zero_wnd;		/* segments advertising a zero window */
+	u64 rx_shape_a, rx_shape_b;	/* the last NET SHAPE logged */
+	struct deter_shape_tail rx_tail; /* the last arrival's last fragment */
 
 	/* owner only: times it looked at its backlog, this ownership */
 	u32 bl_checks;

@@ -298,6 +298,24 @@ static bool deter_rec_rx_ctl(const struct deter_sock *ds,
 	return !id && idx != ds->rx_next && skb->len == th->doff * 4;
 }
 
+/*
+ * Log the shape of the arrival whose RX comes next, unless it is the
+ * last one logged (struct deter_shape).
+ */
+static void deter_rec_shape(struct deter_sock *ds, const struct sk_buff *skb)
+{
+	struct deter_shape s;
+	u64 a, b;
+
+	deter_shape_of(skb, &ds->rx_tail, &s);
+	deter_shape_pack(&s, &a, &b);
+	if (a == ds->rx_shape_a && b == ds->rx_shape_b)
+		return;
+	ds->rx_shape_a = a;
+	ds->rx_shape_b = b;
+	deter_rec_emit(ds, DETER_EV_NET, DETER_NET_SHAPE, a, b, 0);
+}
+
 void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 {
 	struct deter_sock *ds = deter_rec_get(sk);
@@ -342,6 +360,7 @@ void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 			goto out;
 		}
 	}
+	deter_rec_shape(ds, skb);
 	ds->rx_ref = idx;
 	seq = deter_rec_emit(ds, DETER_EV_RX, 0, idx, flags, segs);
 

@@ -301,7 +301,8 @@ void deter_rpl_let_go(struct deter_rpl *rpl)
 
 	spin_lock_bh(&rpl->lock);
 	rpl->ended = true;
-	while ((skb = __skb_dequeue(&rpl->held))) {
+	while ((skb = __skb_dequeue(&rpl->held)) ||
+	       (skb = __skb_dequeue(&rpl->frames))) {
 		spin_unlock_bh(&rpl->lock);
 		if (rpl->sk)
 			deter_rpl_reinject(rpl->sk, skb, false);

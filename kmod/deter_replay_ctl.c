@@ -125,6 +125,7 @@ static void deter_rpl_free(struct deter_rpl *rpl)
 	cancel_delayed_work_sync(&rpl->work);
 	/* A script dropped right after its socket's end has not let go yet. */
 	deter_rpl_let_go(rpl);
+	deter_shape_pages_free(&rpl->pages);
 	if (rpl->ds)
 		WRITE_ONCE(rpl->ds->rpl, NULL);
 	if (rpl->sk)
@@ -153,6 +154,7 @@ static int deter_rpl_parse(const u8 *buf, size_t len, struct deter_rpl **out)
 		return -ENOMEM;
 	spin_lock_init(&rpl->lock);
 	skb_queue_head_init(&rpl->held);
+	skb_queue_head_init(&rpl->frames);
 	init_waitqueue_head(&rpl->wq);
 	INIT_DELAYED_WORK(&rpl->work, deter_rpl_work);	/* deter_rpl_free() cancels it */
 	rpl->hdr = *h;
@@ -170,6 +172,7 @@ static int deter_rpl_parse(const u8 *buf, size_t len, struct deter_rpl **out)
 		if (e->type == DETER_EV_RX &&
 		    !(e->b & (DETER_RX_SYN | DETER_RX_CTL)))
 			rpl->rx_last = max(rpl->rx_last, e->a);
+		rpl->shaped |= deter_rpl_is_shape(e);
 	}
 	rpl->state = DETER_RPL_LOADED;
 	*out = rpl;

@@ -18,7 +18,12 @@
  *   arriving segment     its turn (RX next)        --> into TCP
  *                        later in the log          --> held, up to
  *                                                      DETER_RPL_MAX_HELD
- *                        regrouped (GRO, GSO)      --> diverge
+ *                        regrouped (GRO, GSO)      --> rebuilt as
+ *                                                      logged when the
+ *                                                      log has shapes
+ *                                                      (deter_replay_
+ *                                                      shape.c), else
+ *                                                      diverge
  *   owner's backlog      a batch due at this check --> its segments,
  *   check                                              in logged order
  *   socket call          next CALL / CALL_DONE     --> compare
@@ -48,9 +53,8 @@
 #include "deter_replay_ctl.h"
 #include "deter_replay_ctx.h"
 #include "deter_replay_seq.h"
+#include "deter_replay_shape.h"
 
-/* Segments held back per socket: a window's worth at 1 KiB MSS. */
-#define DETER_RPL_MAX_HELD	1024
 /* Of those, control segments the log has not (held till the end). */
 #define DETER_RPL_MAX_UNLOGGED	64
 /* A context waits this long for its turn before the replay gives up. */
@@ -404,6 +408,12 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 		spin_unlock(&rpl->lock);
 		return true;
 	}
+	/* Over lo the original's arrivals were the sender's skbs too. */
+	if (rpl->shaped && !syn && !ctl && skb->skb_iif != LOOPBACK_IFINDEX &&
+	    deter_rpl_shape_rx(rpl, skb, idx, taken)) {
+		spin_unlock(&rpl->lock);
+		return true;
+	}
 	e = deter_rpl_at(rpl, rpl->ctx);
 	if (e && deter_rpl_rx_match(e, syn, ctl, idx) &&
 	    !!(e->b & DETER_RX_OWNED) == owned &&
@@ -420,6 +430,8 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 			if (!((const struct tcphdr *)skb->data)->window)
 				ds->rx_zero_wnd++;
 		}
+		if (skb->mark == DETER_RPL_SHAPED_MARK)
+			skb->mark = 0;
 		deter_rpl_ctx_next(rpl);
 		spin_unlock(&rpl->lock);
 		return true;

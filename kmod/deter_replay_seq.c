@@ -97,6 +97,12 @@ int deter_rpl_validate(const void *buf, size_t len)
 		    (e->type == DETER_EV_STATE && e->a >= h->nstates) ||
 		    (e->type == DETER_EV_LOCK && e->sub >= DETER_LOCK_MAX))
 			return -EINVAL;
+		if (deter_rpl_is_shape(e)) {
+			struct deter_shape shape;
+
+			if (deter_shape_unpack(e->a, e->b, &shape))
+				return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -236,6 +242,8 @@ void deter_rpl_ctx_skip(struct deter_rpl *rpl, u32 i,
 	const struct deter_replay_ev *e;
 
 	for (; (e = deter_rpl_at(rpl, i)) && !deter_rpl_is_ctx(e); i++) {
+		if (deter_rpl_is_shape(e))
+			rpl->shape_ev = i + 1;
 		if (taken && e->type == DETER_EV_STATE && !e->sub &&
 		    e->seq == taken->seq + 1)
 			deter_rpl_check(rpl, e);

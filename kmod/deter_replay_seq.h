@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 
 #include "../include/deter_abi.h"
+#include "deter_shape.h"
 
 struct deter_sock;
 struct sock;
@@ -33,6 +34,8 @@ struct task_struct;
  * owner takes: a bound on a hook's work, wider than any reordering seen.
  */
 #define DETER_RPL_LOOKAHEAD	8192
+/* Segments held back per socket: a window's worth at 1 KiB MSS. */
+#define DETER_RPL_MAX_HELD	1024
 
 enum deter_rpl_state {
 	DETER_RPL_LOADED,	/* loaded, no socket bound yet */
@@ -85,6 +88,20 @@ struct deter_rpl {
 	u32 diverged_nr;		/* deter_rpl_diverged at its divergence */
 	char msg[192];			/* why it diverged */
 
+	/*
+	 * Arrivals rebuilt in their logged shape (deter_shape.c), when the
+	 * script logs shapes (NET SHAPE): the segments of the one being
+	 * rebuilt, its RX event and the index of its next segment.
+	 */
+	bool shaped;			/* the script has NET SHAPE events */
+	u32 shape_ev;			/* 1 + the last NET SHAPE ctx passed, or 0 */
+	struct sk_buff_head frames;
+	u32 frames_ev;
+	u64 frames_next;
+	u32 frames_segs;
+	struct deter_shape_pages pages;	/* rebuilt fragments' bytes */
+	struct deter_shape_tail tail;	/* the last arrival's last fragment */
+
 	struct sk_buff_head held;	/* segments not yet due */
 	u32 held_unlogged;		/* control segments not in the log, ever held */
 	bool ended;			/* held ones go to TCP: hold no more */
@@ -115,6 +132,11 @@ static inline u32 deter_rpl_seq(const struct deter_rpl *rpl,
 static inline bool deter_rpl_is_icmp(const struct deter_replay_ev *e)
 {
 	return e->type == DETER_EV_NET && e->sub == DETER_NET_ICMP;
+}
+
+static inline bool deter_rpl_is_shape(const struct deter_replay_ev *e)
+{
+	return e->type == DETER_EV_NET && e->sub == DETER_NET_SHAPE;
 }
 
 /* A context event: one that takes the socket (LOCK, RX, an ICMP error). */

@@ -148,6 +148,12 @@ void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 		/* A CTL's c is a TS value, not segments: a is the expected. */
 		c->rx_expect = e->a + (e->b & DETER_RX_CTL ? 0 : e->c);
 		break;
+	case DETER_EV_NET:
+		if (e->sub == DETER_NET_SHAPE) {
+			c->shape_a = e->a;
+			c->shape_b = e->b;
+		}
+		break;
 	case DETER_EV_CALL:
 		if (e->sub < DETER_ABI_CALL_MAX)
 			c->call_bytes[e->sub] = e->a;

@@ -88,6 +88,7 @@ struct rec_log_ctx {
 	struct rec_ev prev;		/* last event, for runs */
 	uint64_t rx_expect;		/* expected idx of the next RX */
 	uint64_t rx_last;		/* idx of the last RX */
+	uint64_t shape_a, shape_b;	/* the last NET SHAPE's a and b */
 	uint64_t smp_idx;		/* last SAMPLE's idx */
 	uint64_t smp_ns;		/* last SAMPLE's time, ns */
 	uint64_t smp_lag;		/* the last referenced SAMPLE's time - its reference, ns */

@@ -350,6 +350,17 @@ static int rec_log_dec_fields(struct rec_log_dec *d, unsigned int type,
 	case DETER_EV_NET:
 		if (e->sub >= DETER_NET_MAX)
 			return rec_err(d->err, "body+%zu: unknown network action %u", at, e->sub);
+		if (e->sub == DETER_NET_SHAPE) {
+			struct deter_shape sh;
+
+			if (rec_log_get(rs, &e->a, "shape") || rec_log_get(rs, &e->b, "shape"))
+				return -1;
+			e->a ^= c->shape_a;
+			e->b ^= c->shape_b;
+			if (deter_shape_unpack(e->a, e->b, &sh))
+				return rec_err(d->err, "body+%zu: malformed arrival shape", at);
+			return 0;
+		}
 		if (rec_log_get(rs, &v, "net index") || rec_log_get(rs, &e->b, "net count"))
 			return -1;
 		e->a = c->rx_last + rec_zigzag_decode(v);

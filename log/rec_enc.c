@@ -201,6 +201,12 @@ int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
 			r |= rec_buf_varint(b, e->c);
 			break;
 		case DETER_EV_NET:
+			if (e->sub == DETER_NET_SHAPE) {
+				/* A shape against the last: mostly one field moved. */
+				r |= rec_buf_varint(b, e->a ^ c->shape_a);
+				r |= rec_buf_varint(b, e->b ^ c->shape_b);
+				break;
+			}
 			r |= rec_buf_varint(b, rec_zigzag_encode(e->a - c->rx_last));
 			r |= rec_buf_varint(b, e->b);
 			break;

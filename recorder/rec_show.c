@@ -66,7 +66,7 @@ static const char *const rec_lock_names[DETER_LOCK_MAX] = {
 };
 
 static const char *const rec_net_names[DETER_NET_MAX] = {
-	"gap", "late", "ce", "icmp", "tx-end",
+	"gap", "late", "ce", "icmp", "tx-end", "shape",
 };
 
 /* What the metrics cache gave, VALUE HOST DETER_HOST_CACHED_CWND_CLAMP on. */
@@ -180,6 +180,30 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			       (unsigned long long)(e->b & 0xffffffff),
 			       json ? (e->a & DETER_ICMP_F_OWNED ? "true" : "false") :
 				      (e->a & DETER_ICMP_F_OWNED ? " (socket owned)" : ""));
+			break;
+		}
+		if (e->sub == DETER_NET_SHAPE) {
+			struct deter_shape sh;
+
+			deter_shape_unpack(e->a, e->b, &sh);
+			if (json) {
+				printf("\"event\":\"net\",\"action\":\"shape\",\"truesize\":%u,",
+				       sh.truesize);
+				printf("\"headroom\":%u,\"headlen\":%u,\"end_offset\":%u,",
+				       sh.headroom, sh.headlen, sh.end_offset);
+				printf("\"gso_size\":%u,\"nr_frags\":%u,\"runs\":%u,",
+				       sh.gso_size, sh.nr_frags, sh.runs);
+				printf("\"frag_list\":%u,\"flags\":%u}\n", sh.frag_list, sh.flags);
+				break;
+			}
+			printf("net        shape truesize %u head %u+%u of %u gso_size %u",
+			       sh.truesize, sh.headroom, sh.headlen, sh.end_offset, sh.gso_size);
+			printf(" frags %u in %u runs, %u in frag_list%s%s%s%s\n",
+			       sh.nr_frags, sh.runs, sh.frag_list,
+			       sh.flags & DETER_SHAPE_F_HEAD_FRAG ? " head-frag" : "",
+			       sh.flags & DETER_SHAPE_F_CLONED ? " cloned" : "",
+			       sh.flags & DETER_SHAPE_F_PP_RECYCLE ? " page-pool" : "",
+			       sh.flags & DETER_SHAPE_F_CONT ? " cont" : "");
 			break;
 		}
 		printf(json ?

@@ -33,6 +33,10 @@
  *   was lost while its second arrived -> fail (st->split): the original's
  *   network split it, and it cannot be split here
  *
+ * unless the receiver's log has its arrivals' shapes (corr_flow.split):
+ * then the queue hands over GSO packets as their segments, span is 1,
+ * and deter.ko regroups the segments into the logged arrivals.
+ *
  * and every accepted arrival with arr[pos].ce is accepted with the mark
  * CORR_CE_MARK, for which the host's next prerouting chain sets ECN to
  * CE (0b11) in the IP header alone, as a switch's queue marks it.
@@ -441,7 +445,7 @@ static size_t corr_span(const struct corr_fstate *fs, size_t pos)
 {
 	size_t n = fs->f->arr[pos].segs;
 
-	if (n <= 1)
+	if (n <= 1 || fs->f->split)
 		return 1;
 	return n < fs->f->narr - pos ? n : fs->f->narr - pos;
 }
@@ -678,7 +682,7 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	 * whose first ID that arrival covered is then dropped here as lost,
 	 * after the replay stopped).
 	 */
-	if ((skbinfo & NFQA_SKB_GSO) &&
+	if ((skbinfo & NFQA_SKB_GSO) && !fs->f->split &&
 	    (pos >= 0 ? fs->f->arr[pos].segs <= 1 : corr_flow_lookup(fs, idx + 1) >= 0)) {
 		char name[64];
 
@@ -698,15 +702,22 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /*
- * Bind @c->queue: copy packets' headers, GSO packets whole (the
- * testbed's switch forwards them whole, as veth does in the replay), a
- * long queue; wait for acks.
+ * Bind @c->queue: copy packets' headers, a long queue; GSO packets whole
+ * (veth forwards them whole, as the recording's did), unless a flow's
+ * receiver rebuilds its arrivals from their segments (corr_flow.split);
+ * wait for acks.
  */
 static int corr_queue_bind(struct corr *c)
 {
+	uint32_t gso = NFQA_CFG_F_GSO;
 	struct nlmsghdr *nlh;
 	int acks = 0, ret;
+	size_t i;
 	ssize_t n;
+
+	for (i = 0; i < c->nfs; i++)
+		if (c->fs[i].f->split)
+			gso = 0;
 
 	nlh = nfq_nlmsg_put(c->vbuf, NFQNL_MSG_CONFIG, c->queue);
 	nlh->nlmsg_flags |= NLM_F_ACK;
@@ -717,7 +728,7 @@ static int corr_queue_bind(struct corr *c)
 	nlh->nlmsg_flags |= NLM_F_ACK;
 	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, CORR_COPY);
 	nfq_nlmsg_cfg_put_qmaxlen(nlh, CORR_QUEUE_MAXLEN);
-	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(NFQA_CFG_F_GSO));
+	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(gso));
 	mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(NFQA_CFG_F_GSO));
 	c->vused += MNL_ALIGN(nlh->nlmsg_len);
 

@@ -59,6 +59,12 @@ struct corr_flow {
 	uint16_t first_ipid;		/* the peer's first after the handshake */
 	int have_end;			/* 1: end_ipid is known */
 	uint16_t end_ipid;		/* one past the peer's last */
+	/*
+	 * 1: the receiver's deter.ko rebuilds each arrival from its segments
+	 * (its log has the arrivals' shapes): GSO packets are queued as
+	 * their segments, each dropped, held and marked on its own.
+	 */
+	int split;
 };
 
 /* What corr_run() did, for the caller's summary. */

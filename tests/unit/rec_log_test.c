@@ -129,6 +129,65 @@ static void test_corrupt(void)
 }
 
 /*
+ * Arrival shapes come back as they went, each against the one before
+ * it, around an arrival; a shape with bits no shape sets is an error
+ * naming the offset.
+ */
+static void test_shape(void)
+{
+	struct deter_shape s1 = {
+		.truesize = 2816, .end_offset = 384, .headroom = 98, .headlen = 94,
+		.nr_frags = 1, .runs = 1,
+	}, s2 = s1, back = { 0 };
+	__u64 a, b;
+	struct rec_ev ev[3] = {
+		{ .seq = 1, .type = DETER_EV_NET, .sub = DETER_NET_SHAPE },
+		{ .seq = 2, .type = DETER_EV_RX, .a = 500, .c = 3 },
+		{ .seq = 3, .type = DETER_EV_NET, .sub = DETER_NET_SHAPE },
+	};
+	struct rec_log log = { 0 };
+	char *err = NULL;
+	uint8_t *buf;
+	size_t len, i;
+
+	s2.truesize = 66304;
+	s2.nr_frags = 17;
+	s2.runs = 3;
+	s2.frag_list = 28;
+	s2.gso_size = 1448;
+	s2.flags = DETER_SHAPE_F_HEAD_FRAG | DETER_SHAPE_F_CONT;
+	deter_shape_pack(&s1, &a, &b);
+	ev[0].a = a;
+	ev[0].b = b;
+	deter_shape_pack(&s2, &a, &b);
+	ev[2].a = a;
+	ev[2].b = b;
+	UNIT_CHECK(rec_log_encode(ev, 3, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 3, &log, &err) == 0);
+	UNIT_CHECK(log.nevs == 3);
+	for (i = 0; i < log.nevs && i < 3; i++) {
+		UNIT_CHECK_EQ(log.evs[i].type, ev[i].type);
+		UNIT_CHECK_EQ(log.evs[i].a, ev[i].a);
+		UNIT_CHECK_EQ(log.evs[i].b, ev[i].b);
+	}
+	UNIT_CHECK(log.nevs == 3 && deter_shape_unpack(log.evs[2].a, log.evs[2].b, &back) == 0);
+	UNIT_CHECK_EQ(back.frag_list, 28);
+	UNIT_CHECK_EQ(back.flags, DETER_SHAPE_F_HEAD_FRAG | DETER_SHAPE_F_CONT);
+	free(buf);
+	free(log.evs);
+	free(log.states);
+	memset(&log, 0, sizeof(log));
+	ev[2].a |= 1ULL << 62;
+	UNIT_CHECK(rec_log_encode(ev, 3, NULL, &buf, &len, &err) == 0);
+	UNIT_CHECK(rec_log_decode(buf, len, 3, &log, &err) != 0);
+	UNIT_CHECK(err && strstr(err, "body+") && strstr(err, "malformed arrival shape"));
+	free(err);
+	free(buf);
+	free(log.evs);
+	free(log.states);
+}
+
+/*
  * Memory decisions, an ICMP error and a setsockopt() come back as they
  * went; an unknown memory decision is an error.
  */
@@ -567,6 +626,7 @@ int main(void)
 	UNIT_RUN(test_runs);
 	UNIT_RUN(test_corrupt);
 	UNIT_RUN(test_mem_icmp);
+	UNIT_RUN(test_shape);
 	UNIT_RUN(test_samples);
 	UNIT_RUN(test_clock_planes);
 	UNIT_RUN(test_clock_streams);

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An arrival's shape: what TCP reads of a received skb besides its bytes
+ * and headers (struct deter_shape, include/deter_abi.h).
+ *
+ * A NIC's driver and GRO build the skbs a receiver's TCP gets: a head of
+ * their choosing (kmalloc or page fragment, its size and headroom), the
+ * payload split between head and fragments, frames merged up to 64 KB
+ * with a frag_list past MAX_SKB_FRAGS, and a truesize that charges the
+ * whole buffers. TCP's receive memory, advertised window, scaling_ratio,
+ * coalescing, backlog condensing and splicing read all of that. The
+ * replay's receiver gets other skbs: veth hands it the sender's GSO
+ * packets, the replay corrector their segments. So the recorder logs
+ * each arrival's shape (deter_shape_of()), and the replay rebuilds each
+ * arrival from its segments in that shape (deter_shape_build()) before
+ * TCP sees it.
+ *
+ * A rebuilt skb is equal to the original's in everything TCP reads but
+ * two things no fresh skb can have: page_pool pages (pp_recycle; TCP only
+ * compares it between two skbs, and every rebuilt one has the same) and a
+ * clone held elsewhere (a tap's). deter_shape_eq() leaves those out.
+ */
+#include "deter_shape.h"
+
+#include <kunit/visibility.h>
+#include <linux/gfp.h>
+#include <linux/ip.h>
+#include <linux/mm.h>
+#include <linux/sizes.h>
+#include <linux/tcp.h>
+#include <net/ip.h>
+#include <net/tcp.h>
+
+/*
+ * Pages rebuilt fragments come from, and the room a run of fragments
+ * leaves after it in its page: a 64 KB arrival's, so that the next
+ * arrival's first fragment can continue it, as the original's may have
+ * (a sender's or a driver's pages are 32 KB).
+ */
+#define DETER_SHAPE_PAGE_ORDER	5
+#define DETER_SHAPE_AFTER	SZ_64K
+/* Bytes left between two fragments that must not be contiguous. */
+#define DETER_SHAPE_GAP		64
+
+/**
+ * deter_shape_of() - measure the skb an arrival came in
+ * @skb: the arrival, at deter's receive hook (data at the TCP header)
+ * @t: the last arrival's last fragment; updated to this one's
+ * @s: set to its shape
+ */
+void deter_shape_of(const struct sk_buff *skb, struct deter_shape_tail *t,
+		    struct deter_shape *s)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	const skb_frag_t *f, *p = NULL;
+	const struct sk_buff *m;
+	unsigned int i, members = 0;
+
+	s->truesize = skb->truesize;
+	s->end_offset = skb_end_offset(skb);
+	s->headroom = min_t(unsigned int, skb_headroom(skb), U16_MAX);
+	s->headlen = min_t(unsigned int, skb_headlen(skb), U16_MAX);
+	s->gso_size = sh->gso_size;
+	s->nr_frags = sh->nr_frags;
+	skb_walk_frags(skb, m)
+		members++;
+	s->frag_list = min_t(unsigned int, members, U8_MAX);
+	s->flags = (skb->head_frag ? DETER_SHAPE_F_HEAD_FRAG : 0) |
+		   (skb_cloned(skb) ? DETER_SHAPE_F_CLONED : 0) |
+		   (skb->pp_recycle ? DETER_SHAPE_F_PP_RECYCLE : 0);
+	s->runs = 0;
+	for (i = 0; i < sh->nr_frags; i++, p = f) {
+		f = &sh->frags[i];
+		if (!p || skb_frag_page(f) != skb_frag_page(p) ||
+		    skb_frag_off(f) != skb_frag_off(p) + skb_frag_size(p))
+			s->runs++;
+	}
+	if (!p)
+		return;
+	f = &sh->frags[0];
+	if (skb_frag_page(f) == t->page && skb_frag_off(f) == t->end)
+		s->flags |= DETER_SHAPE_F_CONT;
+	t->page = skb_frag_page(p);
+	t->end = skb_frag_off(p) + skb_frag_size(p);
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_shape_of);
+
+/**
+ * deter_shape_diff() - the first thing in which two shapes differ
+ * @x: one shape
+ * @y: the other
+ * @vx: set to @x's value of it
+ * @vy: set to @y's
+ *
+ * Only what a rebuilt skb can reproduce counts: not cloned, no
+ * page_pool pages.
+ *
+ * Return: the field's name, or NULL if they are the same.
+ */
+const char *deter_shape_diff(const struct deter_shape *x,
+			     const struct deter_shape *y, u32 *vx, u32 *vy)
+{
+	static const char *const names[] = {
+		"truesize", "head size", "headroom", "bytes in head", "gso_size",
+		"fragments", "fragment runs", "frag_list members",
+		"page-fragment head", "continuing the arrival before",
+	};
+	const u32 a[] = {
+		x->truesize, x->end_offset, x->headroom, x->headlen,
+		x->gso_size, x->nr_frags, x->runs, x->frag_list,
+		!!(x->flags & DETER_SHAPE_F_HEAD_FRAG),
+		!!(x->flags & DETER_SHAPE_F_CONT),
+	};
+	const u32 b[] = {
+		y->truesize, y->end_offset, y->headroom, y->headlen,
+		y->gso_size, y->nr_frags, y->runs, y->frag_list,
+		!!(y->flags & DETER_SHAPE_F_HEAD_FRAG),
+		!!(y->flags & DETER_SHAPE_F_CONT),
+	};
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(a) != ARRAY_SIZE(names));
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (a[i] != b[i]) {
+			*vx = a[i];
+			*vy = b[i];
+			return names[i];
+		}
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_shape_diff);
+
+/* Are @x and @y the same shape, as far as a rebuilt skb can be? */
+bool deter_shape_eq(const struct deter_shape *x, const struct deter_shape *y)
+{
+	u32 vx, vy;
+
+	return !deter_shape_diff(x, y, &vx, &vy);
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_shape_eq);
+
+void deter_shape_pages_free(struct deter_shape_pages *pg)
+{
+	if (pg->page)
+		put_page(pg->page);
+	pg->page = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_shape_pages_free);
+
+/*
+ * Room for @len bytes of fragment in @pg: right after the last one if
+ * @cont, else apart from it. Return: the page, with a reference for the
+ * fragment, and *off; NULL if out of memory, or if @cont and the bytes
+ * do not fit.
+ */
+static struct page *deter_shape_room(struct deter_shape_pages *pg,
+				     unsigned int len, bool cont, u32 *off)
+{
+	unsigned int start = pg->off + (cont ? 0 : DETER_SHAPE_GAP);
+	unsigned int order;
+
+	if (cont && (!pg->page || start + len > pg->size))
+		return NULL;
+	if (!cont && (!pg->page || start + len + DETER_SHAPE_AFTER > pg->size)) {
+		deter_shape_pages_free(pg);
+		order = max_t(unsigned int, DETER_SHAPE_PAGE_ORDER,
+			      get_order(len + DETER_SHAPE_AFTER));
+		pg->page = alloc_pages(GFP_ATOMIC | __GFP_COMP | __GFP_NOWARN,
+				       order);
+		if (!pg->page)
+			return NULL;
+		pg->size = PAGE_SIZE << order;
+		start = 0;
+	}
+	*off = start;
+	pg->off = start + len;
+	get_page(pg->page);
+	return pg->page;
+}
+
+/* A cursor over the payload of consecutive segments. */
+struct deter_shape_it {
+	struct sk_buff *f;		/* segment, NULL past the last */
+	struct sk_buff_head *frames;
+	unsigned int off;		/* into f, past its TCP header */
+};
+
+static unsigned int deter_shape_thlen(const struct sk_buff *f)
+{
+	return ((const struct tcphdr *)f->data)->doff * 4;
+}
+
+/* Copy the next @len payload bytes to @to. Return: 0, or -EFAULT. */
+static int deter_shape_copy(struct deter_shape_it *it, u8 *to,
+			    unsigned int len)
+{
+	unsigned int n;
+
+	while (len) {
+		if (!it->f)
+			return -EFAULT;
+		n = it->f->len - deter_shape_thlen(it->f) - it->off;
+		if (n > len)
+			n = len;
+		if (skb_copy_bits(it->f, deter_shape_thlen(it->f) + it->off,
+				  to, n))
+			return -EFAULT;
+		to += n;
+		len -= n;
+		it->off += n;
+		if (it->off == it->f->len - deter_shape_thlen(it->f)) {
+			it->f = skb_queue_is_last(it->frames, it->f) ? NULL :
+				it->f->next;
+			it->off = 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Put the next @len payload bytes into a new fragment @i of @skb, in
+ * @pg, contiguous with the one before when @cont.
+ */
+static int deter_shape_frag(struct sk_buff *skb, unsigned int i,
+			    struct deter_shape_it *it, unsigned int len,
+			    struct deter_shape_pages *pg, bool cont)
+{
+	struct page *page;
+	u32 off;
+
+	page = deter_shape_room(pg, len, cont, &off);
+	if (!page)
+		return cont && pg->page ? -ENOSPC : -ENOMEM;
+	if (deter_shape_copy(it, page_address(page) + off, len)) {
+		put_page(page);
+		return -EFAULT;
+	}
+	skb_fill_page_desc(skb, i, page, off, len);
+	skb->len += len;
+	skb->data_len += len;
+	return 0;
+}
+
+/* The head an arrival of shape @s had: a page fragment or kmalloc'd. */
+static struct sk_buff *deter_shape_head(const struct deter_shape *s)
+{
+	unsigned int size;
+	void *data;
+	struct sk_buff *skb;
+
+	if (!(s->flags & DETER_SHAPE_F_HEAD_FRAG))
+		return alloc_skb(s->end_offset, GFP_ATOMIC | __GFP_NOWARN);
+	size = SKB_DATA_ALIGN(s->end_offset) +
+	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	if (size > PAGE_SIZE)
+		return NULL;
+	data = netdev_alloc_frag(size);
+	if (!data)
+		return NULL;
+	skb = build_skb(data, size);
+	if (!skb)
+		skb_free_frag(data);
+	return skb;
+}
+
+/* Why an arrival of @plen payload bytes cannot have shape @s, or NULL. */
+static const char *deter_shape_check(const struct deter_shape *s,
+				     unsigned int ihl, unsigned int thl,
+				     unsigned int plen)
+{
+	unsigned int pieces = s->nr_frags + s->frag_list;
+
+	if (s->flags & DETER_SHAPE_F_PP_RECYCLE)
+		return "its driver's page_pool pages cannot be";
+	if (s->headroom < ihl || s->headlen < thl ||
+	    s->headroom + s->headlen > s->end_offset ||
+	    s->end_offset >= DETER_SHAPE_END_MAX)
+		return "its head does not hold its headers";
+	if (s->headlen - thl > plen)
+		return "its head holds more than its payload";
+	if (s->nr_frags > MAX_SKB_FRAGS || s->runs > s->nr_frags ||
+	    (s->nr_frags && !s->runs))
+		return "more fragments than an skb has";
+	if (plen - (s->headlen - thl) < pieces ||
+	    (plen > s->headlen - thl && !pieces))
+		return "its payload does not fill its fragments";
+	return NULL;
+}
+
+/*
+ * The fragments and frag_list members of @skb after its head: the rest
+ * of the payload in nr_frags + frag_list pieces of near equal size,
+ * fragments in s->runs runs of contiguous ones.
+ */
+static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
+			     struct deter_shape_it *it, unsigned int rest,
+			     struct deter_shape_pages *pg)
+{
+	unsigned int pieces = s->nr_frags + s->frag_list, i, len, run = 0;
+	struct sk_buff *m, **tail = &skb_shinfo(skb)->frag_list;
+	int err;
+
+	for (i = 0; i < pieces; i++) {
+		len = rest / (pieces - i);
+		rest -= len;
+		if (i < s->nr_frags) {
+			unsigned int r = i * s->runs / s->nr_frags;
+			bool cont = i ? r == run : !!(s->flags & DETER_SHAPE_F_CONT);
+
+			run = r;
+			err = deter_shape_frag(skb, i, it, len, pg, cont);
+			if (err)
+				return err;
+			continue;
+		}
+		m = alloc_skb(0, GFP_ATOMIC | __GFP_NOWARN);
+		if (!m)
+			return -ENOMEM;
+		*tail = m;
+		tail = &m->next;
+		err = deter_shape_frag(m, 0, it, len, pg, false);
+		if (err)
+			return err;
+		skb->len += len;
+		skb->data_len += len;
+	}
+	return 0;
+}
+
+/**
+ * deter_shape_build() - rebuild an arrival in its original's shape
+ * @frames: its segments, consecutive, in order, each at its TCP header
+ *	(left for the caller to free)
+ * @s: the shape its log gives
+ * @segs: segments it holds
+ * @pg: where its fragments' bytes go
+ * @why: set to the reason when it cannot be built
+ *
+ * The first segment's headers head it, as GRO keeps the first frame's:
+ * its IP total length covers it all and its TCP flags take the FIN and
+ * PSH of the others. Its bytes are theirs, laid out as @s says.
+ *
+ * Return: the arrival, ready to re-enter tcp_v4_rcv(), or NULL.
+ */
+struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
+				  const struct deter_shape *s, u32 segs,
+				  struct deter_shape_pages *pg,
+				  const char **why)
+{
+	struct sk_buff *f0 = skb_peek(frames), *skb, *f;
+	struct deter_shape_it it = { .frames = frames };
+	unsigned int ihl, thl, plen = 0, inhead;
+	struct tcphdr *th;
+	u8 flags = 0;
+
+	if (!f0) {
+		*why = "no segments";
+		return NULL;
+	}
+	ihl = f0->data - skb_network_header(f0);
+	thl = deter_shape_thlen(f0);
+	skb_queue_walk(frames, f) {
+		plen += f->len - deter_shape_thlen(f);
+		flags |= tcp_flag_byte((struct tcphdr *)f->data);
+	}
+	*why = deter_shape_check(s, ihl, thl, plen);
+	if (*why)
+		return NULL;
+	*why = "no memory";
+	skb = deter_shape_head(s);
+	if (!skb)
+		return NULL;
+	if (skb_end_offset(skb) != s->end_offset) {
+		*why = "its head's size is not one this host allocates";
+		goto fail;
+	}
+	skb_reserve(skb, s->headroom);
+	skb_copy_header(skb, f0);
+	skb->sk = NULL;
+	skb->destructor = NULL;
+	skb_reset_transport_header(skb);
+	skb_set_network_header(skb, -(int)ihl);
+	skb->mac_header = (typeof(skb->mac_header))~0U;
+	memcpy(skb_network_header(skb), skb_network_header(f0), ihl);
+	skb_put_data(skb, f0->data, thl);
+	inhead = s->headlen - thl;
+	it.f = f0;
+	if (deter_shape_copy(&it, skb_put(skb, inhead), inhead)) {
+		*why = "its segments are short";
+		goto fail;
+	}
+	switch (deter_shape_frags(skb, s, &it, plen - inhead, pg)) {
+	case 0:
+		break;
+	case -ENOSPC:
+		*why = "its first fragment continued the last arrival's, with no room after it";
+		goto fail;
+	case -ENOMEM:
+		*why = "no memory for its fragments";
+		goto fail;
+	default:
+		*why = "its segments are short";
+		goto fail;
+	}
+	th = tcp_hdr(skb);
+	tcp_flag_byte(th) |= flags & (TCPHDR_FIN | TCPHDR_PSH);
+	ip_hdr(skb)->tot_len = htons(ihl + skb->len);
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	skb->csum_level = 0;
+	skb->truesize = s->truesize;
+	/* As GRO leaves a merged skb, or a sender a GSO packet. */
+	skb_shinfo(skb)->gso_size = s->gso_size;
+	skb_shinfo(skb)->gso_segs = s->gso_size ? segs : 0;
+	skb_shinfo(skb)->gso_type = s->gso_size ? SKB_GSO_TCPV4 |
+				    (th->cwr ? SKB_GSO_TCP_ECN : 0) : 0;
+	*why = NULL;
+	return skb;
+fail:
+	kfree_skb(skb);
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_shape_build);

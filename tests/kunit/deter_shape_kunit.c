@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite deter_shape: an arrival's shape (struct deter_shape) packed
+ * into a NET SHAPE event and back, measured on an skb (deter_shape_of()),
+ * and an arrival rebuilt from its segments (deter_shape_build()) in the
+ * shapes drivers and GRO make: a linear page-fragment head (e1000e), a
+ * header-only kmalloc head with a fragment per frame (virtio-net's
+ * mergeable buffers, merged by GRO), fragments past MAX_SKB_FRAGS in a
+ * frag_list, and fragments contiguous with the arrival before.
+ */
+#include <kunit/test.h>
+#include <linux/ip.h>
+#include <linux/skbuff.h>
+#include <linux/tcp.h>
+#include <net/ip.h>
+#include <net/tcp.h>
+
+#include "deter_shape.h"
+
+#define DETER_SHAPE_TEST_THL	32	/* a TCP header with timestamps */
+
+/*
+ * Segment @k of a test flow: IP and TCP headers, then @len payload
+ * bytes counting up from @k * 100, as a segment at deter's hook has it
+ * (data at the TCP header).
+ */
+static struct sk_buff *deter_shape_seg(struct kunit *test, unsigned int k,
+				       unsigned int len, u8 flags)
+{
+	struct sk_buff *skb = alloc_skb(256 + len, GFP_KERNEL);
+	struct tcphdr *th;
+	struct iphdr *iph;
+	unsigned int i;
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 64);
+	iph = skb_put_zero(skb, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->id = htons(1000 + k);
+	skb_reset_network_header(skb);
+	__skb_pull(skb, sizeof(*iph));
+	skb_reset_transport_header(skb);
+	th = skb_put_zero(skb, DETER_SHAPE_TEST_THL);
+	th->doff = DETER_SHAPE_TEST_THL / 4;
+	th->seq = htonl(k * len);
+	tcp_flag_byte(th) = TCPHDR_ACK | flags;
+	p = skb_put(skb, len);
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(k * 100 + i);
+	return skb;
+}
+
+/* @n segments of @len bytes, the last with PSH. */
+static void deter_shape_segs(struct kunit *test, struct sk_buff_head *q,
+			     unsigned int n, unsigned int len)
+{
+	unsigned int k;
+
+	skb_queue_head_init(q);
+	for (k = 0; k < n; k++)
+		__skb_queue_tail(q, deter_shape_seg(test, k, len,
+						    k == n - 1 ? TCPHDR_PSH : 0));
+}
+
+/* @skb's payload is @n segments' of @len bytes, in order. */
+static void deter_shape_expect_bytes(struct kunit *test, struct sk_buff *skb,
+				     unsigned int n, unsigned int len)
+{
+	unsigned int k, i;
+	u8 b;
+
+	KUNIT_ASSERT_EQ(test, skb->len, DETER_SHAPE_TEST_THL + n * len);
+	for (k = 0; k < n; k++)
+		for (i = 0; i < len; i += 7) {
+			KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, DETER_SHAPE_TEST_THL +
+							    k * len + i, &b, 1), 0);
+			KUNIT_EXPECT_EQ(test, b, (u8)(k * 100 + i));
+		}
+}
+
+/* The head size alloc_skb() gives for a request of @size bytes. */
+static u32 deter_shape_kmalloc_end(unsigned int size)
+{
+	struct sk_buff *skb = alloc_skb(size, GFP_KERNEL);
+	u32 end = skb ? skb_end_offset(skb) : 0;
+
+	kfree_skb(skb);
+	return end;
+}
+
+/* Build @n x @len segments in shape @s; check it measures as @s. */
+static struct sk_buff *deter_shape_check_build(struct kunit *test,
+					       const struct deter_shape *s,
+					       unsigned int n, unsigned int len,
+					       struct deter_shape_pages *pg,
+					       struct deter_shape_tail *tail)
+{
+	struct deter_shape have;
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+	const char *why = NULL;
+
+	deter_shape_segs(test, &q, n, len);
+	skb = deter_shape_build(&q, s, n, pg, &why);
+	__skb_queue_purge(&q);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, skb, "%s", why);
+	deter_shape_of(skb, tail, &have);
+	KUNIT_EXPECT_TRUE(test, deter_shape_eq(&have, s));
+	KUNIT_EXPECT_EQ(test, have.truesize, s->truesize);
+	KUNIT_EXPECT_EQ(test, have.nr_frags, s->nr_frags);
+	KUNIT_EXPECT_EQ(test, have.runs, s->runs);
+	KUNIT_EXPECT_EQ(test, have.frag_list, s->frag_list);
+	KUNIT_EXPECT_EQ(test, have.end_offset, s->end_offset);
+	KUNIT_EXPECT_EQ(test, have.headlen, s->headlen);
+	KUNIT_EXPECT_EQ(test, have.headroom, s->headroom);
+	deter_shape_expect_bytes(test, skb, n, len);
+	KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(skb)->tot_len),
+			sizeof(struct iphdr) + skb->len);
+	KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(skb)->id), 1000);
+	KUNIT_EXPECT_TRUE(test, tcp_hdr(skb)->psh);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->gso_size, s->gso_size);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->gso_segs, s->gso_size ? n : 0);
+	return skb;
+}
+
+static void deter_shape_pack_test(struct kunit *test)
+{
+	struct deter_shape s = {
+		.truesize = 66304, .end_offset = 1728, .headroom = 98,
+		.headlen = 94, .gso_size = 1448, .nr_frags = 17,
+		.frag_list = 28, .runs = 3,
+		.flags = DETER_SHAPE_F_HEAD_FRAG | DETER_SHAPE_F_CONT,
+	}, u;
+	u64 a, b;
+
+	deter_shape_pack(&s, &a, &b);
+	KUNIT_ASSERT_EQ(test, deter_shape_unpack(a, b, &u), 0);
+	KUNIT_EXPECT_TRUE(test, deter_shape_eq(&s, &u));
+	KUNIT_EXPECT_EQ(test, u.flags, s.flags);
+
+	/* Too large for its bits: saturated, never another valid value. */
+	s.end_offset = 1 << 24;
+	deter_shape_pack(&s, &a, &b);
+	KUNIT_ASSERT_EQ(test, deter_shape_unpack(a, b, &u), 0);
+	KUNIT_EXPECT_EQ(test, u.end_offset, DETER_SHAPE_END_MAX);
+
+	/* Bits no shape sets are refused. */
+	KUNIT_EXPECT_EQ(test, deter_shape_unpack(a | 1ULL << 62, b, &u), -1);
+	KUNIT_EXPECT_EQ(test, deter_shape_unpack(a, b | 0x7fULL << 56, &u), -1);
+}
+
+/* e1000e: one frame, linear in a page-fragment head. */
+static void deter_shape_linear_test(struct kunit *test)
+{
+	struct deter_shape_pages pg = {};
+	struct deter_shape_tail tail = {};
+	struct deter_shape s = {
+		.truesize = 2176, .headroom = 64 + 14 + 20,
+		.headlen = DETER_SHAPE_TEST_THL + 1448,
+		.flags = DETER_SHAPE_F_HEAD_FRAG,
+	};
+	struct sk_buff *skb;
+
+	s.end_offset = SKB_DATA_ALIGN(s.headroom + s.headlen + 64);
+	skb = deter_shape_check_build(test, &s, 1, 1448, &pg, &tail);
+	KUNIT_EXPECT_TRUE(test, skb->head_frag);
+	KUNIT_EXPECT_FALSE(test, skb_is_nonlinear(skb));
+	kfree_skb(skb);
+	deter_shape_pages_free(&pg);
+}
+
+/* virtio-net mergeable, GRO: headers and a little payload in a kmalloc head. */
+static void deter_shape_gro_test(struct kunit *test)
+{
+	struct deter_shape_pages pg = {};
+	struct deter_shape_tail tail = {};
+	struct deter_shape s = {
+		.truesize = 9088, .headroom = 66, .headlen = DETER_SHAPE_TEST_THL + 62,
+		.gso_size = 1448, .nr_frags = 4, .runs = 2,
+	};
+	struct sk_buff *skb;
+
+	s.end_offset = deter_shape_kmalloc_end(256);
+	skb = deter_shape_check_build(test, &s, 4, 1448, &pg, &tail);
+	KUNIT_EXPECT_FALSE(test, skb->head_frag);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->gso_type & SKB_GSO_TCPV4,
+			SKB_GSO_TCPV4);
+	kfree_skb(skb);
+
+	/* Past MAX_SKB_FRAGS, GRO chains frames in a frag_list. */
+	s.nr_frags = MAX_SKB_FRAGS;
+	s.runs = MAX_SKB_FRAGS;
+	s.frag_list = 3;
+	s.truesize = 60000;
+	skb = deter_shape_check_build(test, &s, MAX_SKB_FRAGS + 3, 1448, &pg, &tail);
+	KUNIT_EXPECT_TRUE(test, skb_has_frag_list(skb));
+	kfree_skb(skb);
+	deter_shape_pages_free(&pg);
+}
+
+/* A first fragment that continues the arrival before's last. */
+static void deter_shape_cont_test(struct kunit *test)
+{
+	struct deter_shape_pages pg = {};
+	struct deter_shape_tail tail = {};
+	struct deter_shape s = {
+		.truesize = 4000, .headroom = 66, .headlen = DETER_SHAPE_TEST_THL,
+		.gso_size = 1000, .nr_frags = 2, .runs = 1,
+	};
+	struct sk_buff *one, *two;
+
+	s.end_offset = deter_shape_kmalloc_end(256);
+	one = deter_shape_check_build(test, &s, 2, 1000, &pg, &tail);
+	s.flags |= DETER_SHAPE_F_CONT;
+	two = deter_shape_check_build(test, &s, 2, 1000, &pg, &tail);
+	KUNIT_EXPECT_PTR_EQ(test, skb_frag_page(&skb_shinfo(two)->frags[0]),
+			    skb_frag_page(&skb_shinfo(one)->frags[1]));
+	kfree_skb(one);
+	kfree_skb(two);
+	deter_shape_pages_free(&pg);
+}
+
+/* Shapes no segments can be built in: NULL and a reason. */
+static void deter_shape_refuse_test(struct kunit *test)
+{
+	struct deter_shape_pages pg = {};
+	struct deter_shape s = {
+		.truesize = 2304, .headroom = 66, .headlen = 20,
+	};
+	struct sk_buff_head q;
+	const char *why = NULL;
+
+	s.end_offset = deter_shape_kmalloc_end(256);
+	deter_shape_segs(test, &q, 1, 100);
+	/* A head that does not hold the TCP header. */
+	KUNIT_EXPECT_NULL(test, deter_shape_build(&q, &s, 1, &pg, &why));
+	KUNIT_EXPECT_NOT_NULL(test, why);
+	/* Payload left over with no fragment to hold it. */
+	s.headlen = DETER_SHAPE_TEST_THL + 10;
+	why = NULL;
+	KUNIT_EXPECT_NULL(test, deter_shape_build(&q, &s, 1, &pg, &why));
+	KUNIT_EXPECT_NOT_NULL(test, why);
+	/* Page-pool pages. */
+	s.headlen = DETER_SHAPE_TEST_THL + 100;
+	s.flags = DETER_SHAPE_F_PP_RECYCLE;
+	why = NULL;
+	KUNIT_EXPECT_NULL(test, deter_shape_build(&q, &s, 1, &pg, &why));
+	KUNIT_EXPECT_NOT_NULL(test, why);
+	__skb_queue_purge(&q);
+	deter_shape_pages_free(&pg);
+}
+
+static struct kunit_case deter_shape_test_cases[] = {
+	KUNIT_CASE(deter_shape_pack_test),
+	KUNIT_CASE(deter_shape_linear_test),
+	KUNIT_CASE(deter_shape_gro_test),
+	KUNIT_CASE(deter_shape_cont_test),
+	KUNIT_CASE(deter_shape_refuse_test),
+	{}
+};
+
+static struct kunit_suite deter_shape_test_suite = {
+	.name = "deter_shape",
+	.test_cases = deter_shape_test_cases,
+};
+
+kunit_test_suite(deter_shape_test_suite);
