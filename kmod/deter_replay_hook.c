@@ -55,8 +55,12 @@
 #include "deter_replay_seq.h"
 #include "deter_replay_shape.h"
 
-/* Of those, control segments the log has not (held till the end). */
-#define DETER_RPL_MAX_UNLOGGED	64
+/*
+ * Of those, control segments the log has not (held till the end): the
+ * peer host's resets, one for each segment this end sent after the
+ * peer's socket was gone, a window's worth of frames at most.
+ */
+#define DETER_RPL_MAX_UNLOGGED	(DETER_RPL_MAX_HELD / 2)
 /* A context waits this long for its turn before the replay gives up. */
 #define DETER_RPL_APP_WAIT	(10 * HZ)
 

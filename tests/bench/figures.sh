@@ -23,6 +23,11 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 
+# The replay scenarios the NIC topology runs (tests/check.sh's vm-nic).
+nic_replays=$(printf 'tests/replay/%s.sh ' bulk rpc data_drop tail_drop syn_loss \
+	reorder ecn_dctcp zero_window short_behind_long)
+nic_replays+=tests/apps/iperf3_parallel.sh
+
 # The parts: name, then the command make bench runs, as one string.
 parts=(
 	record "testbed/run --timeout 3000 -- tests/bench/record.sh"
@@ -30,6 +35,9 @@ parts=(
 	cpu_insns "tests/bench/cpu_insns.sh"
 	replay "testbed/run --timeout 5400 -- tests/bench/replay.sh"
 	apps "testbed/run --timeout 9000 -- tests/bench/apps.sh"
+	record_virtio "testbed/run --nics virtio --timeout 3000 -- tests/bench/record.sh"
+	replay_virtio "testbed/run --nics virtio --timeout 7200 -- tests/bench/replay.sh $nic_replays"
+	replay_e1000e "testbed/run --nics e1000e --timeout 7200 -- tests/bench/replay.sh $nic_replays"
 )
 
 from=
@@ -68,7 +76,7 @@ figures() {
 	local f=$dir/$1.out
 
 	[ -f "$f" ] || return 0
-	if [ "$1" = replay ]; then
+	if [ "$1" = replay ] || [ "${1#replay_}" != "$1" ]; then
 		sed -n '/^replay fidelity over /,/^(logs: /p' "$f" | sed '/^(logs: /d'
 	elif [ "$1" = apps ]; then
 		sed -n '/^application replay over /,/^(logs: /p' "$f" | sed '/^(logs: /d'
@@ -92,6 +100,12 @@ about() {
 	replay) echo "Each replay scenario recorded once and replayed DETER_BENCH_REPLAYS times: replays" \
 		"identical to tcpdump and verified, replay wall time / original duration (median), inferred" \
 		"send time vs tcpdump at the original's egress (max/p99, us), and replays side by side." ;;
+	record_virtio) echo "The recording part's storage and CPU on the NIC topology (testbed/run --nics virtio:" \
+		"a real driver's receive buffers, NAPI and GRO, GSO in software), where GRO makes fewer, larger" \
+		"arrivals and each arrival's skb shape is logged: set beside the record part's veth figures." ;;
+	replay_virtio|replay_e1000e) echo "The replay part on the NIC topology (testbed/run --nics ${1#replay_})," \
+		"for the scenarios tests/check.sh's vm-nic group runs: recorded behind the driver and GRO, replayed" \
+		"on veth with each arrival rebuilt in its logged shape." ;;
 	apps) echo "Each real-application scenario (tests/apps) recorded once, every connection it made" \
 		"replayed DETER_BENCH_REPLAYS times against tcpdump's ground truth: connections recorded," \
 		"replayed identically every time, refused, diverged, verified by deter but different (wrong)," \
