@@ -36,8 +36,8 @@
 #include "deter_replay_seq.h"
 #include "deter_shape.h"
 
-/* Segments one arrival may hold: GRO's 64 KB of small frames. */
-#define DETER_RPL_MAX_FRAMES	64
+/* Segments one arrival may hold: GRO's 64 KB in frames of 256 B. */
+#define DETER_RPL_MAX_FRAMES	256
 
 /*
  * The RX event, within the look-ahead, of the arrival that holds
@@ -82,6 +82,7 @@ static __printf(4, 5) void deter_rpl_shape_diverge(struct deter_rpl *rpl,
 	va_end(ap);
 	deter_rpl_diverge(rpl, "event %u: segment ipid %llu: %s",
 			  rpl->ev[j].seq, idx & 0xffff, why);
+	deter_rpl_kick(rpl, 0);
 }
 
 /*
@@ -97,10 +98,8 @@ static bool deter_rpl_shape_hold(struct deter_rpl *rpl, struct sk_buff *skb,
 		kfree_skb(skb);
 		return false;
 	}
+	/* Its cb is its first segment's, whose IPCB is back in place. */
 	skb->mark = DETER_RPL_SHAPED_MARK;
-	/* Re-entered into tcp_v4_rcv() later: restore its IPCB. */
-	memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
-		sizeof(struct inet_skb_parm));
 	__skb_queue_tail(&rpl->held, skb);
 	return true;
 }
@@ -116,13 +115,15 @@ static void deter_rpl_shape_done(struct deter_rpl *rpl, u32 j,
 
 	skb = deter_shape_build(&rpl->frames, want, rpl->frames_segs,
 				&rpl->pages, &why);
-	__skb_queue_purge(&rpl->frames);
 	rpl->frames_segs = 0;
 	if (!skb) {
+		/* TCP gets them as they came when the replay ends. */
+		skb_queue_splice_tail_init(&rpl->frames, &rpl->held);
 		deter_rpl_shape_diverge(rpl, j, idx,
 					"its arrival cannot be rebuilt: %s", why);
 		return;
 	}
+	__skb_queue_purge_reason(&rpl->frames, SKB_CONSUMED);
 	deter_shape_of(skb, &rpl->tail, &have);
 	what = deter_shape_diff(&have, want, &vh, &vw);
 	if (what) {
@@ -152,7 +153,8 @@ bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 	const struct deter_replay_ev *e, *se;
 	struct deter_shape want, have;
 	struct deter_shape_tail tail;
-	u32 j, segs, n = deter_conn_rx_segs(skb);
+	u32 j, n = deter_conn_rx_segs(skb);
+	u64 segs;
 
 	if (skb->mark == DETER_RPL_SHAPED_MARK)
 		return false;
@@ -195,7 +197,7 @@ bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 	}
 	if (rpl->frames_segs + n > segs || segs > DETER_RPL_MAX_FRAMES) {
 		deter_rpl_shape_diverge(rpl, j, idx,
-					"%u segments go beyond the %u of its arrival",
+					"%u segments go beyond the %llu of its arrival",
 					rpl->frames_segs + n, segs);
 		return true;
 	}
@@ -203,6 +205,9 @@ bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 		deter_rpl_shape_diverge(rpl, j, idx, "no route to hold it with");
 		return true;
 	}
+	/* It may re-enter tcp_v4_rcv() as it is (deter_rpl_let_go()). */
+	memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
+		sizeof(struct inet_skb_parm));
 	__skb_queue_tail(&rpl->frames, skb);
 	*taken = true;
 	rpl->frames_segs += n;

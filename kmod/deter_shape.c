@@ -39,6 +39,10 @@
  */
 #define DETER_SHAPE_PAGE_ORDER	5
 #define DETER_SHAPE_AFTER	SZ_64K
+/* A bound on a head's size (a jumbo frame's is 16 KB) and on truesize. */
+#define DETER_SHAPE_HEAD_MAX		SZ_64K
+/* A bound on a logged truesize: 256 frames of 64 KB buffers. */
+#define DETER_SHAPE_TRUESIZE_MAX	SZ_16M
 /* Bytes left between two fragments that must not be contiguous. */
 #define DETER_SHAPE_GAP		64
 
@@ -242,6 +246,36 @@ static int deter_shape_frag(struct sk_buff *skb, unsigned int i,
 	return 0;
 }
 
+/*
+ * Why @frames cannot be one arrival, as GRO merges frames: consecutive
+ * in sequence, the same ACK, none but the first a SYN, a reset or
+ * urgent, each checksum right. Else NULL, with *@plen their payload
+ * bytes and *@flags their TCP flags ORed.
+ */
+static const char *deter_shape_frames(struct sk_buff_head *frames,
+				      unsigned int *plen, u8 *flags)
+{
+	const struct tcphdr *th, *th0 = NULL;
+	struct sk_buff *f;
+	u32 seq = 0;
+
+	*plen = 0;
+	*flags = 0;
+	skb_queue_walk(frames, f) {
+		th = (const struct tcphdr *)f->data;
+		if (tcp_checksum_complete(f))
+			return "a segment's checksum is wrong";
+		if (th0 && (ntohl(th->seq) != seq || th->ack_seq != th0->ack_seq ||
+			    th->syn || th->rst || th->urg))
+			return "its segments do not follow one another";
+		th0 = th0 ?: th;
+		seq = ntohl(th->seq) + f->len - th->doff * 4;
+		*plen += f->len - th->doff * 4;
+		*flags |= tcp_flag_byte(th);
+	}
+	return NULL;
+}
+
 /* The head an arrival of shape @s had: a page fragment or kmalloc'd. */
 static struct sk_buff *deter_shape_head(const struct deter_shape *s)
 {
@@ -275,10 +309,16 @@ static const char *deter_shape_check(const struct deter_shape *s,
 		return "its driver's page_pool pages cannot be";
 	if (s->headroom < ihl || s->headlen < thl ||
 	    s->headroom + s->headlen > s->end_offset ||
-	    s->end_offset >= DETER_SHAPE_END_MAX)
+	    s->end_offset > DETER_SHAPE_HEAD_MAX)
 		return "its head does not hold its headers";
+	if (ihl + thl + plen > IP_MAX_MTU)
+		return "its segments hold more than an IP packet";
 	if (s->headlen - thl > plen)
 		return "its head holds more than its payload";
+	/* Every skb's does: coalescing relies on it (skb_try_coalesce()). */
+	if (s->truesize < SKB_TRUESIZE(s->end_offset) + plen - (s->headlen - thl) ||
+	    s->truesize > DETER_SHAPE_TRUESIZE_MAX)
+		return "its truesize does not cover its buffers";
 	if (s->nr_frags > MAX_SKB_FRAGS || s->runs > s->nr_frags ||
 	    (s->nr_frags && !s->runs))
 		return "more fragments than an skb has";
@@ -299,7 +339,9 @@ static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 {
 	unsigned int pieces = s->nr_frags + s->frag_list, i, len, run = 0;
 	struct sk_buff *m, **tail = &skb_shinfo(skb)->frag_list;
-	int err;
+	/* Members' bytes apart: the next arrival may continue the last fragment. */
+	struct deter_shape_pages mpg = {};
+	int err = 0;
 
 	for (i = 0; i < pieces; i++) {
 		len = rest / (pieces - i);
@@ -315,17 +357,20 @@ static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 			continue;
 		}
 		m = alloc_skb(0, GFP_ATOMIC | __GFP_NOWARN);
-		if (!m)
-			return -ENOMEM;
+		if (!m) {
+			err = -ENOMEM;
+			break;
+		}
 		*tail = m;
 		tail = &m->next;
-		err = deter_shape_frag(m, 0, it, len, pg, false);
+		err = deter_shape_frag(m, 0, it, len, &mpg, false);
 		if (err)
-			return err;
+			break;
 		skb->len += len;
 		skb->data_len += len;
 	}
-	return 0;
+	deter_shape_pages_free(&mpg);
+	return err;
 }
 
 /**
@@ -348,11 +393,11 @@ struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
 				  struct deter_shape_pages *pg,
 				  const char **why)
 {
-	struct sk_buff *f0 = skb_peek(frames), *skb, *f;
+	struct sk_buff *f0 = skb_peek(frames), *skb;
 	struct deter_shape_it it = { .frames = frames };
-	unsigned int ihl, thl, plen = 0, inhead;
+	unsigned int ihl, thl, plen, inhead;
 	struct tcphdr *th;
-	u8 flags = 0;
+	u8 flags;
 
 	if (!f0) {
 		*why = "no segments";
@@ -360,10 +405,9 @@ struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
 	}
 	ihl = f0->data - skb_network_header(f0);
 	thl = deter_shape_thlen(f0);
-	skb_queue_walk(frames, f) {
-		plen += f->len - deter_shape_thlen(f);
-		flags |= tcp_flag_byte((struct tcphdr *)f->data);
-	}
+	*why = deter_shape_frames(frames, &plen, &flags);
+	if (*why)
+		return NULL;
 	*why = deter_shape_check(s, ihl, thl, plen);
 	if (*why)
 		return NULL;
@@ -394,7 +438,7 @@ struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
 	case 0:
 		break;
 	case -ENOSPC:
-		*why = "its first fragment continued the last arrival's, with no room after it";
+		*why = "a fragment that continued the one before has no room after it";
 		goto fail;
 	case -ENOMEM:
 		*why = "no memory for its fragments";
@@ -406,6 +450,8 @@ struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
 	th = tcp_hdr(skb);
 	tcp_flag_byte(th) |= flags & (TCPHDR_FIN | TCPHDR_PSH);
 	ip_hdr(skb)->tot_len = htons(ihl + skb->len);
+	ip_send_check(ip_hdr(skb));
+	skb_hwtstamps(skb)->hwtstamp = skb_hwtstamps(f0)->hwtstamp;
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
 	skb->csum_level = 0;
 	skb->truesize = s->truesize;

@@ -8,6 +8,7 @@
 #
 #   tests/check.sh [--debug] [unit] [fuzz] [bats] [lint] [vm] [vm2] [vm-traced]
 #                  [vm-debug] [vm-host] [vm-apps] [vm-apps-all] [vm-nic]
+#                  [vm-nic-ci]
 #                  (default: all groups but vm-debug, vm-apps-all and vm-nic)
 #
 # vm and vm2 each boot the testbed VM once: vm runs KUnit, the netns
@@ -140,8 +141,11 @@ fi
 
 # vm-nic: the replay scenarios a data-center host's datapath changes,
 # recorded on the NIC topology (testbed/run --nics), once per NIC model.
+# vm-nic-ci, CI's part of it: the first five on virtio-net, the other
+# five on e1000e, each scenario on one model, both drivers in each run.
 nic_replays=(tests/replay/{bulk,rpc,data_drop,tail_drop,syn_loss,reorder,ecn_dctcp,zero_window,short_behind_long}.sh
 	     tests/apps/iperf3_parallel.sh)
+declare -A nic_ci=([virtio]="${nic_replays[*]:0:5}" [e1000e]="${nic_replays[*]:5}")
 
 # vm-debug, the part of the suite CI runs on the debug kernel: KUnit,
 # the recording scenarios (tests/netns), and every third replay scenario
@@ -152,7 +156,7 @@ for i in "${!replays[@]}"; do
 done
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm vm2 vm-traced vm-host vm-apps)
+[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz bats lint vm vm2 vm-traced vm-host vm-apps vm-nic-ci)
 start=$(date +%s)
 for g in "${groups[@]}"; do
 	case "$g" in
@@ -188,9 +192,15 @@ for g in "${groups[@]}"; do
 				tests/vm/suite --no-kunit "${nic_replays[@]}"
 			ran_all "vm-nic-$m" "${nic_replays[@]}"
 		done ;;
+	vm-nic-ci) for m in virtio e1000e; do
+			read -ra part <<< "${nic_ci[$m]}"
+			group "vm-nic-ci-$m" "${vmrun[@]}" --nics "$m" --timeout "$vm_timeout" -- \
+				tests/vm/suite --no-kunit "${part[@]}"
+			ran_all "vm-nic-ci-$m" "${part[@]}"
+		done ;;
 	# deter replay --vm from this host: records in one VM, replays in another.
 	vm-host) group vm-host tests/vm/replay_vm.sh ;;
-	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm2, vm-traced, vm-debug, vm-host, vm-apps, vm-apps-all, vm-nic)" >&2; exit 2 ;;
+	*) echo "check.sh: unknown group '$g' (unit, fuzz, bats, lint, vm, vm2, vm-traced, vm-debug, vm-host, vm-apps, vm-apps-all, vm-nic, vm-nic-ci)" >&2; exit 2 ;;
 	esac
 done
 if [ -s "$out/failures" ]; then

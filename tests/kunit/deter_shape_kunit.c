@@ -49,6 +49,7 @@ static struct sk_buff *deter_shape_seg(struct kunit *test, unsigned int k,
 	p = skb_put(skb, len);
 	for (i = 0; i < len; i++)
 		p[i] = (u8)(k * 100 + i);
+	skb->ip_summed = CHECKSUM_UNNECESSARY;	/* as tcp_v4_rcv() found it */
 	return skb;
 }
 
@@ -157,13 +158,13 @@ static void deter_shape_linear_test(struct kunit *test)
 	struct deter_shape_pages pg = {};
 	struct deter_shape_tail tail = {};
 	struct deter_shape s = {
-		.truesize = 2176, .headroom = 64 + 14 + 20,
-		.headlen = DETER_SHAPE_TEST_THL + 1448,
+		.headroom = 64 + 14 + 20, .headlen = DETER_SHAPE_TEST_THL + 1448,
 		.flags = DETER_SHAPE_F_HEAD_FRAG,
 	};
 	struct sk_buff *skb;
 
 	s.end_offset = SKB_DATA_ALIGN(s.headroom + s.headlen + 64);
+	s.truesize = SKB_TRUESIZE(s.end_offset);
 	skb = deter_shape_check_build(test, &s, 1, 1448, &pg, &tail);
 	KUNIT_EXPECT_TRUE(test, skb->head_frag);
 	KUNIT_EXPECT_FALSE(test, skb_is_nonlinear(skb));
@@ -242,11 +243,31 @@ static void deter_shape_refuse_test(struct kunit *test)
 	why = NULL;
 	KUNIT_EXPECT_NULL(test, deter_shape_build(&q, &s, 1, &pg, &why));
 	KUNIT_EXPECT_NOT_NULL(test, why);
+	/* A truesize below what its head and fragments take. */
+	s.headlen = DETER_SHAPE_TEST_THL + 100;
+	s.truesize = SKB_TRUESIZE(s.end_offset) - 1;
+	why = NULL;
+	KUNIT_EXPECT_NULL(test, deter_shape_build(&q, &s, 1, &pg, &why));
+	KUNIT_EXPECT_NOT_NULL(test, why);
+	s.truesize = 2304;
 	/* Page-pool pages. */
 	s.headlen = DETER_SHAPE_TEST_THL + 100;
 	s.flags = DETER_SHAPE_F_PP_RECYCLE;
 	why = NULL;
 	KUNIT_EXPECT_NULL(test, deter_shape_build(&q, &s, 1, &pg, &why));
+	KUNIT_EXPECT_NOT_NULL(test, why);
+	__skb_queue_purge(&q);
+
+	/* Segments that GRO would not have merged: a gap in sequence. */
+	s.flags = 0;
+	s.headlen = DETER_SHAPE_TEST_THL;
+	s.nr_frags = 2;
+	s.runs = 1;
+	s.truesize = 8000;
+	deter_shape_segs(test, &q, 2, 100);
+	tcp_hdr(skb_peek_tail(&q))->seq = htonl(1000);
+	why = NULL;
+	KUNIT_EXPECT_NULL(test, deter_shape_build(&q, &s, 2, &pg, &why));
 	KUNIT_EXPECT_NOT_NULL(test, why);
 	__skb_queue_purge(&q);
 	deter_shape_pages_free(&pg);
