@@ -130,6 +130,17 @@ void rec_log_dict_add(struct rec_log_ctx *c, uint64_t a, uint64_t b)
 		c->ndict++;
 }
 
+/* Index of shape (@a, @b) among the recent ones, or -1. */
+int rec_log_shape_find(const struct rec_log_ctx *c, uint64_t a, uint64_t b)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nshapes; i++)
+		if (c->shapes[i][0] == a && c->shapes[i][1] == b)
+			return i;
+	return -1;
+}
+
 /**
  * rec_log_ctx_after() - update the context with an event just encoded or
  *	decoded
@@ -149,10 +160,17 @@ void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 		c->rx_expect = e->a + (e->b & DETER_RX_CTL ? 0 : e->c);
 		break;
 	case DETER_EV_NET:
-		if (e->sub == DETER_NET_SHAPE) {
-			c->shape_a = e->a;
-			c->shape_b = e->b;
-		}
+		if (e->sub != DETER_NET_SHAPE)
+			break;
+		c->shape_a = e->a;
+		c->shape_b = e->b;
+		if (rec_log_shape_find(c, e->a, e->b) >= 0)
+			break;
+		c->shapes[c->shape_next][0] = e->a;
+		c->shapes[c->shape_next][1] = e->b;
+		c->shape_next = (c->shape_next + 1) % REC_LOG_SHAPES;
+		if (c->nshapes < REC_LOG_SHAPES)
+			c->nshapes++;
 		break;
 	case DETER_EV_CALL:
 		if (e->sub < DETER_ABI_CALL_MAX)

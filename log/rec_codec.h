@@ -18,6 +18,7 @@
 
 enum {
 	REC_LOG_DICT = 64,		/* dictionary entries */
+	REC_LOG_SHAPES = 8,		/* recent arrival shapes a SHAPE may name */
 	REC_LOG_CLK_RING = 32,		/* clock values a sample may refer to */
 	REC_LOG_SMP_NOREF = 63,		/* a sample with no clock reference */
 	REC_LOG_SMP_NS = 0x80,		/* its delta is in ns, not us */
@@ -89,6 +90,9 @@ struct rec_log_ctx {
 	uint64_t rx_expect;		/* expected idx of the next RX */
 	uint64_t rx_last;		/* idx of the last RX */
 	uint64_t shape_a, shape_b;	/* the last NET SHAPE's a and b */
+	uint64_t shapes[REC_LOG_SHAPES][2]; /* the last distinct ones */
+	unsigned int nshapes;		/* entries in use */
+	unsigned int shape_next;	/* the entry the next new one replaces */
 	uint64_t smp_idx;		/* last SAMPLE's idx */
 	uint64_t smp_ns;		/* last SAMPLE's time, ns */
 	uint64_t smp_lag;		/* the last referenced SAMPLE's time - its reference, ns */
@@ -108,6 +112,7 @@ void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 int rec_log_runnable(const struct rec_log_ctx *c, const struct rec_ev *e);
 int rec_log_dict_find(const struct rec_log_ctx *c, uint64_t a, uint64_t b);
 void rec_log_dict_add(struct rec_log_ctx *c, uint64_t a, uint64_t b);
+int rec_log_shape_find(const struct rec_log_ctx *c, uint64_t a, uint64_t b);
 unsigned int rec_smp_ref(const struct rec_log_ctx *c, uint64_t ns);
 enum rec_stream rec_log_stream(unsigned int type, unsigned int sub);
 void rec_log_clock_streams(unsigned int ctx, int *lo, int *hi);

@@ -353,9 +353,19 @@ static int rec_log_dec_fields(struct rec_log_dec *d, unsigned int type,
 		if (e->sub == DETER_NET_SHAPE) {
 			struct deter_shape sh;
 
-			if (rec_log_get(rs, &e->a, "shape") || rec_log_get(rs, &e->b, "shape"))
+			if (rec_log_get(rs, &v, "shape"))
 				return -1;
-			e->a ^= c->shape_a;
+			if (v & 1) {
+				if (v >> 1 >= c->nshapes)
+					return rec_err(d->err, "body+%zu: no recent shape %llu",
+						       at, (unsigned long long)(v >> 1));
+				e->a = c->shapes[v >> 1][0];
+				e->b = c->shapes[v >> 1][1];
+				return 0;
+			}
+			if (rec_log_get(rs, &e->b, "shape"))
+				return -1;
+			e->a = v >> 1 ^ c->shape_a;
 			e->b ^= c->shape_b;
 			if (deter_shape_unpack(e->a, e->b, &sh))
 				return rec_err(d->err, "body+%zu: malformed arrival shape", at);

@@ -202,8 +202,17 @@ int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
 			break;
 		case DETER_EV_NET:
 			if (e->sub == DETER_NET_SHAPE) {
-				/* A shape against the last: mostly one field moved. */
-				r |= rec_buf_varint(b, e->a ^ c->shape_a);
+				/*
+				 * One of the recent shapes (a driver's buffers
+				 * alternate), or against the last: mostly one
+				 * field moved. a has no bit 63.
+				 */
+				k = rec_log_shape_find(c, e->a, e->b);
+				if (k >= 0) {
+					r |= rec_buf_varint(b, (uint64_t)k << 1 | 1);
+					break;
+				}
+				r |= rec_buf_varint(b, (e->a ^ c->shape_a) << 1);
 				r |= rec_buf_varint(b, e->b ^ c->shape_b);
 				break;
 			}
