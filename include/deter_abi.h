@@ -216,6 +216,8 @@ enum deter_net {
  * continues the arrival before's last, which a splice of the two
  * coalesced merges). The driver and GRO decide all of it, not the sender.
  */
+#define DETER_SHAPE_RUN_LENS	4
+
 struct deter_shape {
 	__u32 truesize;
 	__u32 end_offset;	/* skb_end_offset(): head buffer size */
@@ -226,6 +228,12 @@ struct deter_shape {
 	__u8 frag_list;		/* members of its frag_list */
 	__u8 runs;		/* contiguous runs among its fragments */
 	__u8 flags;		/* DETER_SHAPE_F_* */
+	/*
+	 * Bytes in each of the first runs, when there are several (0 past
+	 * them); the runs after share the rest. Where a run ends decides
+	 * how many bytes a splice with little pipe room takes.
+	 */
+	__u16 run_len[DETER_SHAPE_RUN_LENS];
 };
 
 #define DETER_SHAPE_F_HEAD_FRAG		0x1	/* head is a page fragment */
@@ -240,6 +248,7 @@ struct deter_shape {
  *      | flags << 58 (4 bits)
  *   b: headroom | headlen << 16 | gso_size << 32 | frag_list << 48
  *      | runs << 56 (6 bits)
+ *   c: run_len[0] | run_len[1] << 16 | run_len[2] << 32 | run_len[3] << 48
  * A field too large for its bits is saturated: such a shape cannot be
  * rebuilt, and the replay says so.
  */
@@ -247,8 +256,10 @@ struct deter_shape {
 #define DETER_SHAPE_FRAGS_MAX	0x3fU
 
 static inline void deter_shape_pack(const struct deter_shape *s, __u64 *a,
-				    __u64 *b)
+				    __u64 *b, __u64 *c)
 {
+	unsigned int i;
+
 	__u64 end = s->end_offset < DETER_SHAPE_END_MAX ? s->end_offset :
 		    DETER_SHAPE_END_MAX;
 	__u64 nr = s->nr_frags < DETER_SHAPE_FRAGS_MAX ? s->nr_frags :
@@ -260,11 +271,17 @@ static inline void deter_shape_pack(const struct deter_shape *s, __u64 *a,
 	     (__u64)(s->flags & DETER_SHAPE_F_ALL) << 58;
 	*b = s->headroom | (__u64)s->headlen << 16 | (__u64)s->gso_size << 32 |
 	     (__u64)s->frag_list << 48 | runs << 56;
+	*c = 0;
+	for (i = 0; i < DETER_SHAPE_RUN_LENS; i++)
+		*c |= (__u64)s->run_len[i] << (16 * i);
 }
 
 /* Return: 0, or -1 if a or b has bits no shape sets. */
-static inline int deter_shape_unpack(__u64 a, __u64 b, struct deter_shape *s)
+static inline int deter_shape_unpack(__u64 a, __u64 b, __u64 c,
+				     struct deter_shape *s)
 {
+	unsigned int i;
+
 	s->truesize = (__u32)a;
 	s->end_offset = a >> 32 & DETER_SHAPE_END_MAX;
 	s->nr_frags = a >> 52 & DETER_SHAPE_FRAGS_MAX;
@@ -274,6 +291,8 @@ static inline int deter_shape_unpack(__u64 a, __u64 b, struct deter_shape *s)
 	s->gso_size = (__u16)(b >> 32);
 	s->frag_list = (__u8)(b >> 48);
 	s->runs = b >> 56 & 0xff;
+	for (i = 0; i < DETER_SHAPE_RUN_LENS; i++)
+		s->run_len[i] = (__u16)(c >> (16 * i));
 	return s->flags & ~DETER_SHAPE_F_ALL || s->runs > DETER_SHAPE_FRAGS_MAX ?
 	       -1 : 0;
 }

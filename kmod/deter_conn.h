@@ -103,7 +103,7 @@ struct deter_sock {
 	bool child_syn;			/* it was a SYN (TCP Fast Open) */
 	u64 rx_next;			/* IP ID index expected next */
 	u32 rx_zero_wnd;		/* segments advertising a zero window */
-	u64 rx_shape_a, rx_shape_b;	/* the last NET SHAPE logged */
+	u64 rx_shape[3];		/* the last NET SHAPE logged: a, b, c */
 	struct deter_shape_tail rx_tail; /* the last arrival's last fragment */
 
 	/* owner only: times it looked at its backlog, this ownership */

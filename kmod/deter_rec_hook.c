@@ -305,15 +305,16 @@ static bool deter_rec_rx_ctl(const struct deter_sock *ds,
 static void deter_rec_shape(struct deter_sock *ds, const struct sk_buff *skb)
 {
 	struct deter_shape s;
-	u64 a, b;
+	u64 a, b, c;
 
 	deter_shape_of(skb, &ds->rx_tail, &s);
-	deter_shape_pack(&s, &a, &b);
-	if (a == ds->rx_shape_a && b == ds->rx_shape_b)
+	deter_shape_pack(&s, &a, &b, &c);
+	if (a == ds->rx_shape[0] && b == ds->rx_shape[1] && c == ds->rx_shape[2])
 		return;
-	ds->rx_shape_a = a;
-	ds->rx_shape_b = b;
-	deter_rec_emit(ds, DETER_EV_NET, DETER_NET_SHAPE, a, b, 0);
+	ds->rx_shape[0] = a;
+	ds->rx_shape[1] = b;
+	ds->rx_shape[2] = c;
+	deter_rec_emit(ds, DETER_EV_NET, DETER_NET_SHAPE, a, b, c);
 }
 
 void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)

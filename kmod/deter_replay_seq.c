@@ -100,7 +100,7 @@ int deter_rpl_validate(const void *buf, size_t len)
 		if (deter_rpl_is_shape(e)) {
 			struct deter_shape shape;
 
-			if (deter_shape_unpack(e->a, e->b, &shape))
+			if (deter_shape_unpack(e->a, e->b, e->c, &shape))
 				return -EINVAL;
 		}
 	}

@@ -164,17 +164,17 @@ bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 		return false;	/* not logged: the sequencer says what it is */
 	e = &rpl->ev[j];
 	segs = max_t(u64, e->c, 1);
-	deter_shape_unpack(se->a, se->b, &want);	/* validated */
+	deter_shape_unpack(se->a, se->b, se->c, &want);	/* validated */
 	/*
-	 * An arrival as the original's goes on as it is, unless it has
-	 * fragments: the next one's may have to continue them, in pages of
-	 * the replay's own (DETER_SHAPE_F_CONT).
+	 * An arrival as the original's goes on as it is, in its own pages:
+	 * a veth skb the original's switch forwarded whole. A rebuilt one
+	 * after it cannot continue its last fragment in them.
 	 */
-	if (skb_queue_empty(&rpl->frames) && e->a == idx && n == segs &&
-	    !want.nr_frags && !want.frag_list) {
+	if (skb_queue_empty(&rpl->frames) && e->a == idx && n == segs) {
 		tail = rpl->tail;
 		deter_shape_of(skb, &tail, &have);
 		if (deter_shape_eq(&have, &want)) {
+			rpl->tail = tail;
 			skb->mark = DETER_RPL_SHAPED_MARK;
 			return false;
 		}

@@ -73,12 +73,18 @@ void deter_shape_of(const struct sk_buff *skb, struct deter_shape_tail *t,
 		   (skb_cloned(skb) ? DETER_SHAPE_F_CLONED : 0) |
 		   (skb->pp_recycle ? DETER_SHAPE_F_PP_RECYCLE : 0);
 	s->runs = 0;
+	memset(s->run_len, 0, sizeof(s->run_len));
 	for (i = 0; i < sh->nr_frags; i++, p = f) {
 		f = &sh->frags[i];
 		if (!p || skb_frag_page(f) != skb_frag_page(p) ||
 		    skb_frag_off(f) != skb_frag_off(p) + skb_frag_size(p))
 			s->runs++;
+		if (s->runs <= DETER_SHAPE_RUN_LENS)
+			s->run_len[s->runs - 1] += skb_frag_size(f);
 	}
+	/* The last run's length follows from the others'. */
+	if (s->runs && s->runs <= DETER_SHAPE_RUN_LENS)
+		s->run_len[s->runs - 1] = 0;
 	if (!p)
 		return;
 	f = &sh->frags[0];
@@ -108,18 +114,22 @@ const char *deter_shape_diff(const struct deter_shape *x,
 		"truesize", "head size", "headroom", "bytes in head", "gso_size",
 		"fragments", "fragment runs", "frag_list members",
 		"page-fragment head", "continuing the arrival before",
+		"bytes in run 1", "bytes in run 2", "bytes in run 3",
+		"bytes in run 4",
 	};
 	const u32 a[] = {
 		x->truesize, x->end_offset, x->headroom, x->headlen,
 		x->gso_size, x->nr_frags, x->runs, x->frag_list,
 		!!(x->flags & DETER_SHAPE_F_HEAD_FRAG),
 		!!(x->flags & DETER_SHAPE_F_CONT),
+		x->run_len[0], x->run_len[1], x->run_len[2], x->run_len[3],
 	};
 	const u32 b[] = {
 		y->truesize, y->end_offset, y->headroom, y->headlen,
 		y->gso_size, y->nr_frags, y->runs, y->frag_list,
 		!!(y->flags & DETER_SHAPE_F_HEAD_FRAG),
 		!!(y->flags & DETER_SHAPE_F_CONT),
+		y->run_len[0], y->run_len[1], y->run_len[2], y->run_len[3],
 	};
 	unsigned int i;
 
@@ -328,34 +338,77 @@ static const char *deter_shape_check(const struct deter_shape *s,
 	return NULL;
 }
 
+/* Fragments of @s in run @r: those i with i * runs / nr_frags == r. */
+static unsigned int deter_shape_run_frags(const struct deter_shape *s,
+					  unsigned int r)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->nr_frags; i++)
+		n += i * s->runs / s->nr_frags == r;
+	return n;
+}
+
 /*
- * The fragments and frag_list members of @skb after its head: the rest
- * of the payload in nr_frags + frag_list pieces of near equal size,
- * fragments in s->runs runs of contiguous ones.
+ * The bytes of each run of @s, whose fragments hold @bytes: the logged
+ * lengths of the first ones, the rest shared by the others. Return: 0,
+ * or -EINVAL if a run has fewer bytes than fragments.
+ */
+static int deter_shape_runs(const struct deter_shape *s, unsigned int bytes,
+			    unsigned int *rb)
+{
+	unsigned int given = min_t(unsigned int, s->runs - 1,
+				   DETER_SHAPE_RUN_LENS);
+	unsigned int r, left = bytes, others = s->runs - given;
+
+	for (r = 0; r < s->runs; r++) {
+		if (r < given)
+			rb[r] = s->run_len[r];
+		else
+			rb[r] = left / others--;
+		if (rb[r] > left || rb[r] < deter_shape_run_frags(s, r))
+			return -EINVAL;
+		left -= rb[r];
+	}
+	return 0;
+}
+
+/*
+ * The fragments and frag_list members of @skb after its head: @rest
+ * payload bytes, a near equal piece to each member and the others to
+ * the fragments, laid in s->runs runs of contiguous fragments of the
+ * logged lengths.
  */
 static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 			     struct deter_shape_it *it, unsigned int rest,
 			     struct deter_shape_pages *pg)
 {
-	unsigned int pieces = s->nr_frags + s->frag_list, i, len, run = 0;
+	unsigned int pieces = s->nr_frags + s->frag_list, i, len, r, n;
+	unsigned int piece = pieces ? rest / pieces : 0, rb[MAX_SKB_FRAGS];
 	struct sk_buff *m, **tail = &skb_shinfo(skb)->frag_list;
 	/* Members' bytes apart: the next arrival may continue the last fragment. */
 	struct deter_shape_pages mpg = {};
-	int err = 0;
+	bool first, cont;
+	int err;
 
-	for (i = 0; i < pieces; i++) {
-		len = rest / (pieces - i);
-		rest -= len;
-		if (i < s->nr_frags) {
-			unsigned int r = i * s->runs / s->nr_frags;
-			bool cont = i ? r == run : !!(s->flags & DETER_SHAPE_F_CONT);
-
-			run = r;
-			err = deter_shape_frag(skb, i, it, len, pg, cont);
-			if (err)
-				return err;
-			continue;
-		}
+	if (s->nr_frags) {
+		err = deter_shape_runs(s, rest - s->frag_list * piece, rb);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < s->nr_frags; i++) {
+		r = i * s->runs / s->nr_frags;
+		first = !i || (i - 1) * s->runs / s->nr_frags != r;
+		n = deter_shape_run_frags(s, r);
+		/* The run's bytes in near equal parts, the rest in its first. */
+		len = rb[r] / n + (first ? rb[r] % n : 0);
+		cont = first ? !i && (s->flags & DETER_SHAPE_F_CONT) : true;
+		err = deter_shape_frag(skb, i, it, len, pg, cont);
+		if (err)
+			return err;
+	}
+	err = 0;
+	for (i = 0; i < s->frag_list; i++) {
 		m = alloc_skb(0, GFP_ATOMIC | __GFP_NOWARN);
 		if (!m) {
 			err = -ENOMEM;
@@ -363,11 +416,11 @@ static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 		}
 		*tail = m;
 		tail = &m->next;
-		err = deter_shape_frag(m, 0, it, len, &mpg, false);
+		err = deter_shape_frag(m, 0, it, piece, &mpg, false);
 		if (err)
 			break;
-		skb->len += len;
-		skb->data_len += len;
+		skb->len += piece;
+		skb->data_len += piece;
 	}
 	deter_shape_pages_free(&mpg);
 	return err;
@@ -442,6 +495,9 @@ struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
 		goto fail;
 	case -ENOMEM:
 		*why = "no memory for its fragments";
+		goto fail;
+	case -EINVAL:
+		*why = "its runs of fragments do not fit its payload";
 		goto fail;
 	default:
 		*why = "its segments are short";

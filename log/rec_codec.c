@@ -81,6 +81,7 @@
 #include "rec_codec.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 _Static_assert(DETER_V_MAX <= 16 && DETER_CFG_MAX <= 16 && DETER_NET_MAX <= 16,
 	       "a record's sub is 4 bits");
@@ -130,13 +131,14 @@ void rec_log_dict_add(struct rec_log_ctx *c, uint64_t a, uint64_t b)
 		c->ndict++;
 }
 
-/* Index of shape (@a, @b) among the recent ones, or -1. */
-int rec_log_shape_find(const struct rec_log_ctx *c, uint64_t a, uint64_t b)
+/* Index of NET SHAPE @e's shape among the recent ones, or -1. */
+int rec_log_shape_find(const struct rec_log_ctx *c, const struct rec_ev *e)
 {
 	unsigned int i;
 
 	for (i = 0; i < c->nshapes; i++)
-		if (c->shapes[i][0] == a && c->shapes[i][1] == b)
+		if (c->shapes[i][0] == e->a && c->shapes[i][1] == e->b &&
+		    c->shapes[i][2] == e->c)
 			return i;
 	return -1;
 }
@@ -162,12 +164,12 @@ void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 	case DETER_EV_NET:
 		if (e->sub != DETER_NET_SHAPE)
 			break;
-		c->shape_a = e->a;
-		c->shape_b = e->b;
-		if (rec_log_shape_find(c, e->a, e->b) >= 0)
+		c->shape[0] = e->a;
+		c->shape[1] = e->b;
+		c->shape[2] = e->c;
+		if (rec_log_shape_find(c, e) >= 0)
 			break;
-		c->shapes[c->shape_next][0] = e->a;
-		c->shapes[c->shape_next][1] = e->b;
+		memcpy(c->shapes[c->shape_next], c->shape, sizeof(c->shape));
 		c->shape_next = (c->shape_next + 1) % REC_LOG_SHAPES;
 		if (c->nshapes < REC_LOG_SHAPES)
 			c->nshapes++;

@@ -89,8 +89,8 @@ struct rec_log_ctx {
 	struct rec_ev prev;		/* last event, for runs */
 	uint64_t rx_expect;		/* expected idx of the next RX */
 	uint64_t rx_last;		/* idx of the last RX */
-	uint64_t shape_a, shape_b;	/* the last NET SHAPE's a and b */
-	uint64_t shapes[REC_LOG_SHAPES][2]; /* the last distinct ones */
+	uint64_t shape[3];		/* the last NET SHAPE's a, b and c */
+	uint64_t shapes[REC_LOG_SHAPES][3]; /* the last distinct ones */
 	unsigned int nshapes;		/* entries in use */
 	unsigned int shape_next;	/* the entry the next new one replaces */
 	uint64_t smp_idx;		/* last SAMPLE's idx */
@@ -112,7 +112,7 @@ void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 int rec_log_runnable(const struct rec_log_ctx *c, const struct rec_ev *e);
 int rec_log_dict_find(const struct rec_log_ctx *c, uint64_t a, uint64_t b);
 void rec_log_dict_add(struct rec_log_ctx *c, uint64_t a, uint64_t b);
-int rec_log_shape_find(const struct rec_log_ctx *c, uint64_t a, uint64_t b);
+int rec_log_shape_find(const struct rec_log_ctx *c, const struct rec_ev *e);
 unsigned int rec_smp_ref(const struct rec_log_ctx *c, uint64_t ns);
 enum rec_stream rec_log_stream(unsigned int type, unsigned int sub);
 void rec_log_clock_streams(unsigned int ctx, int *lo, int *hi);

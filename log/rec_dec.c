@@ -361,13 +361,14 @@ static int rec_log_dec_fields(struct rec_log_dec *d, unsigned int type,
 						       at, (unsigned long long)(v >> 1));
 				e->a = c->shapes[v >> 1][0];
 				e->b = c->shapes[v >> 1][1];
+				e->c = c->shapes[v >> 1][2];
 				return 0;
 			}
-			if (rec_log_get(rs, &e->b, "shape"))
+			if (rec_log_get(rs, &e->b, "shape") || rec_log_get(rs, &e->c, "shape"))
 				return -1;
-			e->a = v >> 1 ^ c->shape_a;
-			e->b ^= c->shape_b;
-			if (deter_shape_unpack(e->a, e->b, &sh))
+			e->a = v >> 1 ^ c->shape[0];
+			e->b ^= c->shape[1];
+			if (deter_shape_unpack(e->a, e->b, e->c, &sh))
 				return rec_err(d->err, "body+%zu: malformed arrival shape", at);
 			return 0;
 		}

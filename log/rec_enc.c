@@ -207,13 +207,14 @@ int rec_log_enc_add(struct rec_log_enc *enc, const struct rec_ev *evs, size_t n,
 				 * alternate), or against the last: mostly one
 				 * field moved. a has no bit 63.
 				 */
-				k = rec_log_shape_find(c, e->a, e->b);
+				k = rec_log_shape_find(c, e);
 				if (k >= 0) {
 					r |= rec_buf_varint(b, (uint64_t)k << 1 | 1);
 					break;
 				}
-				r |= rec_buf_varint(b, (e->a ^ c->shape_a) << 1);
-				r |= rec_buf_varint(b, e->b ^ c->shape_b);
+				r |= rec_buf_varint(b, (e->a ^ c->shape[0]) << 1);
+				r |= rec_buf_varint(b, e->b ^ c->shape[1]);
+				r |= rec_buf_varint(b, e->c);
 				break;
 			}
 			r |= rec_buf_varint(b, rec_zigzag_encode(e->a - c->rx_last));

@@ -184,8 +184,9 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		}
 		if (e->sub == DETER_NET_SHAPE) {
 			struct deter_shape sh;
+			unsigned int i;
 
-			deter_shape_unpack(e->a, e->b, &sh);
+			deter_shape_unpack(e->a, e->b, e->c, &sh);
 			if (json) {
 				printf("\"event\":\"net\",\"action\":\"shape\",\"truesize\":%u,",
 				       sh.truesize);
@@ -193,13 +194,18 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 				       sh.headroom, sh.headlen, sh.end_offset);
 				printf("\"gso_size\":%u,\"nr_frags\":%u,\"runs\":%u,",
 				       sh.gso_size, sh.nr_frags, sh.runs);
+				printf("\"run_len\":[%u,%u,%u,%u],", sh.run_len[0], sh.run_len[1],
+				       sh.run_len[2], sh.run_len[3]);
 				printf("\"frag_list\":%u,\"flags\":%u}\n", sh.frag_list, sh.flags);
 				break;
 			}
 			printf("net        shape truesize %u head %u+%u of %u gso_size %u",
 			       sh.truesize, sh.headroom, sh.headlen, sh.end_offset, sh.gso_size);
-			printf(" frags %u in %u runs, %u in frag_list%s%s%s%s\n",
-			       sh.nr_frags, sh.runs, sh.frag_list,
+			printf(" frags %u in %u runs", sh.nr_frags, sh.runs);
+			for (i = 0; sh.runs > 1 && i < DETER_SHAPE_RUN_LENS && sh.run_len[i]; i++)
+				printf("%s%u", i ? "+" : " (bytes ", sh.run_len[i]);
+			printf("%s, %u in frag_list%s%s%s%s\n", sh.runs > 1 ? "+...)" : "",
+			       sh.frag_list,
 			       sh.flags & DETER_SHAPE_F_HEAD_FRAG ? " head-frag" : "",
 			       sh.flags & DETER_SHAPE_F_CLONED ? " cloned" : "",
 			       sh.flags & DETER_SHAPE_F_PP_RECYCLE ? " page-pool" : "",

@@ -153,10 +153,8 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 		if (log->evs[i].type == DETER_EV_RX &&
 		    (log->evs[i].b & DETER_RX_CTL))
 			flow.have_ctl = 1;
-		if (log->evs[i].type == DETER_EV_NET &&
-		    log->evs[i].sub == DETER_NET_SHAPE)
-			flow.split = 1;
 	}
+	flow.split = replay_log_rebuilds(log);
 	/* The edges of the peer's series that only the pair shows. */
 	flow.have_first = !!(hdr->edges & DETER_EDGE_RX);
 	flow.first_ipid = (uint16_t)peer->ipid;

@@ -336,6 +336,35 @@ int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 }
 
 /**
+ * replay_log_rebuilds() - whether the replay rebuilds this end's arrivals
+ * @log: that end's log
+ *
+ * A NIC's driver builds the skbs its receiver's TCP gets, in heads of page
+ * fragments (napi_alloc_skb(), build_skb()); veth and lo hand over the
+ * sender's skbs, a forwarding hop's copy of their head at most, in
+ * kmalloc'd heads. The replay, on veth, gives the receiver the sender's
+ * skbs as they come when the original's were too, and else rebuilds each
+ * logged arrival in its logged shape from its segments (NET SHAPE).
+ *
+ * Return: 1 if some arrival came in an skb with a page-fragment head.
+ */
+int replay_log_rebuilds(const struct rec_log *log)
+{
+	struct deter_shape s;
+	size_t i;
+
+	for (i = 0; i < log->nevs; i++) {
+		const struct rec_ev *e = &log->evs[i];
+
+		if (e->type == DETER_EV_NET && e->sub == DETER_NET_SHAPE &&
+		    !deter_shape_unpack(e->a, e->b, e->c, &s) &&
+		    (s.flags & DETER_SHAPE_F_HEAD_FRAG))
+			return 1;
+	}
+	return 0;
+}
+
+/**
  * replay_script_build() - deter.ko's replay script for one end
  * @log: that end's log
  * @buf: set to the script (caller frees)
@@ -353,8 +382,9 @@ int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
 	const struct deter_log_header *h = &log->hdr;
 	struct deter_replay_hdr *rh;
 	struct deter_replay_ev *ev;
-	__u64 *sv;
 	size_t i, j, n;
+	int rebuild;
+	__u64 *sv;
 
 	if (log->nevs > UINT32_MAX || log->nstates > UINT32_MAX)
 		return rec_err(err, "log too large for a replay script");
@@ -380,8 +410,13 @@ int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
 	rh->wscale = h->wscale;
 	rh->nstates = log->nstates;
 	ev = (struct deter_replay_ev *)(rh + 1);
+	rebuild = replay_log_rebuilds(log);
 	for (i = n = 0; i < log->nevs; i++) {
 		const struct rec_ev *e = &log->evs[i];
+
+		/* deter.ko rebuilds the arrivals of a script with shapes. */
+		if (!rebuild && e->type == DETER_EV_NET && e->sub == DETER_NET_SHAPE)
+			continue;
 
 		/*
 		 * Reads of the error queue the generator leaves out

@@ -131,25 +131,26 @@ static void deter_shape_pack_test(struct kunit *test)
 	struct deter_shape s = {
 		.truesize = 66304, .end_offset = 1728, .headroom = 98,
 		.headlen = 94, .gso_size = 1448, .nr_frags = 17,
-		.frag_list = 28, .runs = 3,
+		.frag_list = 28, .runs = 3, .run_len = { 5792, 2896 },
 		.flags = DETER_SHAPE_F_HEAD_FRAG | DETER_SHAPE_F_CONT,
 	}, u;
-	u64 a, b;
+	u64 a, b, c;
 
-	deter_shape_pack(&s, &a, &b);
-	KUNIT_ASSERT_EQ(test, deter_shape_unpack(a, b, &u), 0);
+	deter_shape_pack(&s, &a, &b, &c);
+	KUNIT_ASSERT_EQ(test, deter_shape_unpack(a, b, c, &u), 0);
 	KUNIT_EXPECT_TRUE(test, deter_shape_eq(&s, &u));
 	KUNIT_EXPECT_EQ(test, u.flags, s.flags);
+	KUNIT_EXPECT_EQ(test, u.run_len[1], 2896);
 
 	/* Too large for its bits: saturated, never another valid value. */
 	s.end_offset = 1 << 24;
-	deter_shape_pack(&s, &a, &b);
-	KUNIT_ASSERT_EQ(test, deter_shape_unpack(a, b, &u), 0);
+	deter_shape_pack(&s, &a, &b, &c);
+	KUNIT_ASSERT_EQ(test, deter_shape_unpack(a, b, c, &u), 0);
 	KUNIT_EXPECT_EQ(test, u.end_offset, DETER_SHAPE_END_MAX);
 
 	/* Bits no shape sets are refused. */
-	KUNIT_EXPECT_EQ(test, deter_shape_unpack(a | 1ULL << 62, b, &u), -1);
-	KUNIT_EXPECT_EQ(test, deter_shape_unpack(a, b | 0x7fULL << 56, &u), -1);
+	KUNIT_EXPECT_EQ(test, deter_shape_unpack(a | 1ULL << 62, b, c, &u), -1);
+	KUNIT_EXPECT_EQ(test, deter_shape_unpack(a, b | 0x7fULL << 56, c, &u), -1);
 }
 
 /* e1000e: one frame, linear in a page-fragment head. */
@@ -179,7 +180,7 @@ static void deter_shape_gro_test(struct kunit *test)
 	struct deter_shape_tail tail = {};
 	struct deter_shape s = {
 		.truesize = 9088, .headroom = 66, .headlen = DETER_SHAPE_TEST_THL + 62,
-		.gso_size = 1448, .nr_frags = 4, .runs = 2,
+		.gso_size = 1448, .nr_frags = 4, .runs = 2, .run_len = { 1000 },
 	};
 	struct sk_buff *skb;
 
@@ -190,9 +191,25 @@ static void deter_shape_gro_test(struct kunit *test)
 			SKB_GSO_TCPV4);
 	kfree_skb(skb);
 
+	/* A run of fewer bytes than fragments cannot be. */
+	s.run_len[0] = 1;
+	{
+		struct sk_buff_head q;
+		const char *why = NULL;
+
+		deter_shape_segs(test, &q, 4, 1448);
+		KUNIT_EXPECT_NULL(test, deter_shape_build(&q, &s, 4, &pg, &why));
+		KUNIT_EXPECT_NOT_NULL(test, why);
+		__skb_queue_purge(&q);
+	}
+
 	/* Past MAX_SKB_FRAGS, GRO chains frames in a frag_list. */
 	s.nr_frags = MAX_SKB_FRAGS;
 	s.runs = MAX_SKB_FRAGS;
+	s.run_len[0] = 300;
+	s.run_len[1] = 400;
+	s.run_len[2] = 500;
+	s.run_len[3] = 600;
 	s.frag_list = 3;
 	s.truesize = 60000;
 	skb = deter_shape_check_build(test, &s, MAX_SKB_FRAGS + 3, 1448, &pg, &tail);

@@ -74,6 +74,45 @@ static void test_script(void)
 	free(buf);
 }
 
+/*
+ * A log whose arrivals came in a driver's buffers (a page-fragment head)
+ * hands its shapes to deter.ko, which rebuilds them; a veth end's log
+ * (kmalloc'd heads) does not, and its arrivals go on as they come.
+ */
+static void test_script_shapes(void)
+{
+	struct deter_shape sh = {
+		.truesize = 2176, .end_offset = 1600, .headroom = 98, .headlen = 1480,
+	};
+	struct rec_ev evs[2] = {
+		{ .seq = 1, .type = DETER_EV_NET, .sub = DETER_NET_SHAPE },
+		{ .seq = 2, .type = DETER_EV_RX, .a = 100, .c = 1 },
+	};
+	struct rec_log log = { .hdr = test_log.hdr, .evs = evs, .nevs = 2 };
+	const struct deter_replay_hdr *h;
+	__u64 a, b, c;
+	uint8_t *buf;
+	char *err = NULL;
+	size_t len;
+
+	deter_shape_pack(&sh, &a, &b, &c);
+	evs[0].a = a;
+	evs[0].b = b;
+	UNIT_CHECK(!replay_log_rebuilds(&log));
+	UNIT_CHECK(!replay_script_build(&log, &buf, &len, &err));
+	h = (const struct deter_replay_hdr *)buf;
+	UNIT_CHECK_EQ(h->nevents, 1);
+	free(buf);
+	sh.flags = DETER_SHAPE_F_HEAD_FRAG;
+	deter_shape_pack(&sh, &a, &b, &c);
+	evs[0].a = a;
+	UNIT_CHECK(replay_log_rebuilds(&log));
+	UNIT_CHECK(!replay_script_build(&log, &buf, &len, &err));
+	h = (const struct deter_replay_hdr *)buf;
+	UNIT_CHECK_EQ(h->nevents, 2);
+	free(buf);
+}
+
 static void test_plan(void)
 {
 	struct replay_plan plan;
@@ -723,6 +762,7 @@ static void test_globals_differ(void)
 int main(void)
 {
 	UNIT_RUN(test_script);
+	UNIT_RUN(test_script_shapes);
 	UNIT_RUN(test_plan);
 	UNIT_RUN(test_plan_opts);
 	UNIT_RUN(test_plan_locks);
