@@ -27,6 +27,7 @@
 #include <linux/ip.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
+#include <linux/string.h>
 #include <linux/tcp.h>
 #include <net/ip.h>
 #include <net/tcp.h>
@@ -95,6 +96,21 @@ void deter_shape_of(const struct sk_buff *skb, struct deter_shape_tail *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_shape_of);
 
+/* What deter_shape_diff() compares of @s, in the order of its names. */
+#define DETER_SHAPE_NFIELDS	14
+static void deter_shape_fields(const struct deter_shape *s, u32 *v)
+{
+	const u32 f[DETER_SHAPE_NFIELDS] = {
+		s->truesize, s->end_offset, s->headroom, s->headlen,
+		s->gso_size, s->nr_frags, s->runs, s->frag_list,
+		!!(s->flags & DETER_SHAPE_F_HEAD_FRAG),
+		!!(s->flags & DETER_SHAPE_F_CONT),
+		s->run_len[0], s->run_len[1], s->run_len[2], s->run_len[3],
+	};
+
+	memcpy(v, f, sizeof(f));
+}
+
 /**
  * deter_shape_diff() - the first thing in which two shapes differ
  * @x: one shape
@@ -110,31 +126,19 @@ EXPORT_SYMBOL_IF_KUNIT(deter_shape_of);
 const char *deter_shape_diff(const struct deter_shape *x,
 			     const struct deter_shape *y, u32 *vx, u32 *vy)
 {
-	static const char *const names[] = {
+	static const char *const names[DETER_SHAPE_NFIELDS] = {
 		"truesize", "head size", "headroom", "bytes in head", "gso_size",
 		"fragments", "fragment runs", "frag_list members",
 		"page-fragment head", "continuing the arrival before",
 		"bytes in run 1", "bytes in run 2", "bytes in run 3",
 		"bytes in run 4",
 	};
-	const u32 a[] = {
-		x->truesize, x->end_offset, x->headroom, x->headlen,
-		x->gso_size, x->nr_frags, x->runs, x->frag_list,
-		!!(x->flags & DETER_SHAPE_F_HEAD_FRAG),
-		!!(x->flags & DETER_SHAPE_F_CONT),
-		x->run_len[0], x->run_len[1], x->run_len[2], x->run_len[3],
-	};
-	const u32 b[] = {
-		y->truesize, y->end_offset, y->headroom, y->headlen,
-		y->gso_size, y->nr_frags, y->runs, y->frag_list,
-		!!(y->flags & DETER_SHAPE_F_HEAD_FRAG),
-		!!(y->flags & DETER_SHAPE_F_CONT),
-		y->run_len[0], y->run_len[1], y->run_len[2], y->run_len[3],
-	};
+	u32 a[DETER_SHAPE_NFIELDS], b[DETER_SHAPE_NFIELDS];
 	unsigned int i;
 
-	BUILD_BUG_ON(ARRAY_SIZE(a) != ARRAY_SIZE(names));
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
+	deter_shape_fields(x, a);
+	deter_shape_fields(y, b);
+	for (i = 0; i < DETER_SHAPE_NFIELDS; i++) {
 		if (a[i] != b[i]) {
 			*vx = a[i];
 			*vy = b[i];
