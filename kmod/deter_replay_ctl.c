@@ -42,6 +42,7 @@
 
 #include "deter_replay_caller.h"
 #include "deter_replay_ctx.h"
+#include "deter_replay_gone.h"
 
 /* Scripts loaded at once, all replays: two ends of 32 connections. */
 #define DETER_RPL_MAX_SCRIPTS	64
@@ -250,6 +251,11 @@ static ssize_t deter_rpl_write(struct file *file, const char __user *ubuf,
 	kvfree(buf);
 	if (err)
 		return err;
+	err = deter_rpl_gone_start();
+	if (err) {
+		deter_rpl_free(rpl);
+		return err;
+	}
 
 	rpl->owner = get_task_pid(current, PIDTYPE_TGID);
 	/* Replays whose process is gone without "stop" end here. */
@@ -366,6 +372,7 @@ int deter_replay_init(struct dentry *dir)
  */
 void deter_replay_exit(void)
 {
+	deter_rpl_gone_exit();
 	deter_rpl_stop(NULL, false);
 	deter_rpl_tasks_forget(NULL);
 	deter_rpl_caller_exit();

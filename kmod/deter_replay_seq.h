@@ -105,6 +105,7 @@ struct deter_rpl {
 	struct sk_buff_head held;	/* segments not yet due */
 	u32 held_unlogged;		/* control segments not in the log, ever held */
 	bool ended;			/* held ones go to TCP: hold no more */
+	u32 dead_from;			/* RX from here died in the backlog, or 0 */
 	struct task_struct *driver;	/* the worker inside lock_sock() */
 	wait_queue_head_t wq;		/* apps waiting for their turn */
 	struct delayed_work work;	/* the handler caller */

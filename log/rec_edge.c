@@ -20,9 +20,10 @@
  * What each end's log knows goes into its header (struct
  * deter_log_header, edges): the peer's ID this end's series accounting
  * starts at (rx_first: the first arrival or the start of a head gap),
- * the one it expects next at the end (rx_end), whether a control answer
- * came after the last arrival (TW_LAST: the peer's socket had closed,
- * so nothing of its series was still to come), and its own next ID at
+ * the one it expects next at the end (rx_end), whether a time-wait
+ * answer came after the last arrival (TW_LAST: the peer's socket had
+ * closed, so nothing of its series was still to come; one with a TS
+ * value, which tells it from the host's reset), and its own next ID at
  * its close (ipid_end, from NET TX_END). With both ends' headers:
  *
  *   head(me) = rx_first(me) - ipid(peer)              mod 2^16
@@ -57,8 +58,14 @@ void rec_edge_add(struct rec_edge *ed, const struct rec_ev *e)
 	case DETER_EV_RX:
 		if (e->b & DETER_RX_SYN)
 			break;
+		/*
+		 * A time-wait answer carries the TS value (c). A reset does
+		 * not: it ends this socket, and the peer's packets sent
+		 * before it may arrive after it (sent from another CPU),
+		 * unseen, not lost.
+		 */
 		if (e->b & DETER_RX_CTL) {
-			if (ed->edges & DETER_EDGE_RX)
+			if ((ed->edges & DETER_EDGE_RX) && e->c)
 				ed->edges |= DETER_EDGE_TW_LAST;
 			break;
 		}

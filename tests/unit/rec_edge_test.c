@@ -88,7 +88,7 @@ static void test_tail(void)
 	struct rec_ev evs[] = {
 		ev(DETER_EV_RX, 0, 65534, 0, 1),
 		ev(DETER_EV_RX, 0, 65535, 0, 1),
-		ev(DETER_EV_RX, 0, 65536, DETER_RX_CTL, 0),
+		ev(DETER_EV_RX, 0, 65536, DETER_RX_CTL, 1001),
 	};
 	struct deter_log_header me, peer;
 
@@ -104,6 +104,22 @@ static void test_tail(void)
 	/* Without the peer's end, nothing. */
 	peer.edges = 0;
 	UNIT_CHECK_EQ(rec_edge_tail(&me, &peer), 0);
+}
+
+/*
+ * The peer host's reset (no TS value) after the last arrival: it ended
+ * this socket, and what the peer sent before it could come after it.
+ */
+static void test_tail_reset(void)
+{
+	struct rec_ev evs[] = {
+		ev(DETER_EV_RX, 0, 10, 0, 1),
+		ev(DETER_EV_RX, 0, 11, DETER_RX_CTL, 0),
+	};
+	struct deter_log_header me;
+
+	edges_of(evs, ARRAY_SIZE(evs), &me);
+	UNIT_CHECK_EQ(me.edges, DETER_EDGE_RX);
 }
 
 /* A series arrival after the control answer: the peer was not done. */
@@ -152,6 +168,7 @@ int main(void)
 	UNIT_RUN(test_head_active);
 	UNIT_RUN(test_head_passive);
 	UNIT_RUN(test_tail);
+	UNIT_RUN(test_tail_reset);
 	UNIT_RUN(test_tail_not_last);
 	UNIT_RUN(test_pair);
 	return unit_done();

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interface for the replay's hold on segments for a replayed socket that
+ * TCP's lookup no longer finds (deter_replay_gone.c).
+ */
+#ifndef _DETER_REPLAY_GONE_H
+#define _DETER_REPLAY_GONE_H
+
+int deter_rpl_gone_start(void);
+void deter_rpl_gone_exit(void);
+
+#endif /* _DETER_REPLAY_GONE_H */
