@@ -477,9 +477,10 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	 * truesize, tailroom and whether TCP may steal its head (receive
 	 * buffer charge, coalescing, scaling_ratio) come out as they did.
 	 * Over lo (both ends on one host, then as now) the receiver got the
-	 * sender's clone itself: left as it is.
+	 * sender's clone itself: left as it is. (tcp_v4_rcv() has cleared
+	 * skb->dev; skb_iif says where it came in.)
 	 */
-	if (skb_cloned(skb) && !(skb->dev && skb->dev->flags & IFF_LOOPBACK) &&
+	if (skb_cloned(skb) && skb->skb_iif != LOOPBACK_IFINDEX &&
 	    pskb_expand_head(skb, 0, 0, GFP_ATOMIC)) {
 		spin_lock(&rpl->lock);
 		deter_rpl_diverge(rpl, "no memory to unshare a received segment");
