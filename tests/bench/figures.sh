@@ -26,7 +26,7 @@ cd "$top" || exit 1
 # The replay scenarios the NIC topology runs (tests/check.sh's vm-nic).
 nic_replays=$(printf 'tests/replay/%s.sh ' bulk rpc data_drop tail_drop syn_loss \
 	reorder ecn_dctcp zero_window short_behind_long)
-nic_replays+=tests/apps/iperf3_parallel.sh
+nic_replays+=$(printf 'tests/apps/%s.sh ' iperf3_parallel nginx_files_loss memcached_loss)
 
 # The parts: name, then the command make bench runs, as one string.
 parts=(
