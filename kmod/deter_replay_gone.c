@@ -45,16 +45,25 @@
 static DEFINE_MUTEX(deter_rpl_gone_mutex);
 static bool deter_rpl_gone_on;
 
-/*
- * Is the segment with IP ID @id (@ctl: 0, no SYN) one the dead socket's
- * backlog held, as the log has it? Under rpl->lock.
+/**
+ * deter_rpl_gone_dead() - was this segment in a dead socket's backlog?
+ * @rpl: the script, its socket dead with segments left (rpl->dead_from)
+ * @id: the segment's IP ID
+ * @ctl: IP ID 0 and no SYN: the peer's control socket sent it
+ *
+ * Under rpl->lock.
+ *
+ * Return: whether the log has it among those left.
  */
-static bool deter_rpl_gone_dead(struct deter_rpl *rpl, u16 id, bool ctl)
+bool deter_rpl_gone_dead(struct deter_rpl *rpl, u16 id, bool ctl)
 {
 	const struct deter_replay_ev *e;
 	u32 i;
 
-	for (i = rpl->dead_from; (e = deter_rpl_at(rpl, i)); i++)
+	if (!rpl->dead_from)
+		return false;
+	for (i = rpl->dead_from; (e = deter_rpl_at(rpl, i)) &&
+	     i - rpl->dead_from < DETER_RPL_LOOKAHEAD; i++)
 		if (e->type == DETER_EV_RX && !(e->b & DETER_RX_SYN) &&
 		    (ctl ? e->b & DETER_RX_CTL :
 		     !(e->b & DETER_RX_CTL) && (u16)e->a == id))
@@ -100,24 +109,41 @@ static unsigned int deter_rpl_gone_in(void *priv, struct sk_buff *skb,
 	if (!rpl)
 		return NF_ACCEPT;
 	sk = READ_ONCE(rpl->sk);
+	/* tcp_set_state() unhashes a closing socket before it says so. */
 	if (!sk || !net_eq(sock_net(sk), state->net) ||
-	    READ_ONCE(sk->sk_state) != TCP_CLOSE)
+	    (READ_ONCE(sk->sk_state) != TCP_CLOSE && !sk_unhashed(sk)))
 		return NF_ACCEPT;
+	/* Held segments are read as TCP's (deter_rpl_held_find()). */
+	if (!pskb_may_pull(skb, ip_hdrlen(skb) + sizeof(struct tcphdr)))
+		return NF_ACCEPT;
+	iph = ip_hdr(skb);
 	ctl = !iph->id;
 
 	spin_lock_bh(&rpl->lock);
 	if (rpl->state != DETER_RPL_RUNNING || !rpl->ds) {
-		if (rpl->dead_from && deter_rpl_gone_dead(rpl, ntohs(iph->id), ctl))
+		if (deter_rpl_gone_dead(rpl, ntohs(iph->id), ctl))
 			verdict = NF_DROP;
-	} else if (!rpl->ended &&
-		   skb_queue_len(&rpl->held) < DETER_RPL_MAX_HELD &&
-		   deter_rpl_gone_logged(rpl, skb, ctl) && skb_dst_force(skb)) {
-		/* As ip_local_deliver_finish() hands it to tcp_v4_rcv(). */
-		skb_clear_delivery_time(skb);
-		__skb_pull(skb, skb_network_header_len(skb));
-		__skb_queue_tail(&rpl->held, skb);
-		deter_rpl_kick(rpl, 0);
-		verdict = NF_STOLEN;
+	} else if (!rpl->ended && deter_rpl_gone_logged(rpl, skb, ctl)) {
+		if (skb_queue_len(&rpl->held) >= DETER_RPL_MAX_HELD) {
+			deter_rpl_diverge(rpl, "more than %u segments held",
+					  DETER_RPL_MAX_HELD);
+			deter_rpl_kick(rpl, 0);
+		} else if (skb_dst_force(skb)) {
+			/*
+			 * As tcp_v4_rcv() would hold it: no socket early
+			 * demux found, no conntrack, no device (re-entry
+			 * finds it by skb_iif); the IP header pulled as by
+			 * ip_local_deliver_finish().
+			 */
+			skb_orphan(skb);
+			nf_reset_ct(skb);
+			skb->dev = NULL;
+			skb_clear_delivery_time(skb);
+			__skb_pull(skb, skb_network_header_len(skb));
+			__skb_queue_tail(&rpl->held, skb);
+			deter_rpl_kick(rpl, 0);
+			verdict = NF_STOLEN;
+		}
 	}
 	spin_unlock_bh(&rpl->lock);
 	return verdict;

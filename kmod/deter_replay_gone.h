@@ -6,6 +6,11 @@
 #ifndef _DETER_REPLAY_GONE_H
 #define _DETER_REPLAY_GONE_H
 
+#include <linux/types.h>
+
+struct deter_rpl;
+
+bool deter_rpl_gone_dead(struct deter_rpl *rpl, u16 id, bool ctl);
 int deter_rpl_gone_start(void);
 void deter_rpl_gone_exit(void);
 

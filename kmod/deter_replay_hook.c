@@ -52,6 +52,7 @@
 #include "deter_replay_caller.h"
 #include "deter_replay_ctl.h"
 #include "deter_replay_ctx.h"
+#include "deter_replay_gone.h"
 #include "deter_replay_seq.h"
 #include "deter_replay_shape.h"
 
@@ -414,7 +415,9 @@ static bool deter_rpl_rx_dead(struct sock *sk, struct sk_buff *skb,
 	if (!rpl || READ_ONCE(rpl->sk) != sk)
 		return false;
 	spin_lock(&rpl->lock);
+	/* One of the dead socket's backlog: TCP drops it unanswered. */
 	if (rpl->state == DETER_RPL_RUNNING ||
+	    deter_rpl_gone_dead(rpl, ntohs(ip_hdr(skb)->id), !ip_hdr(skb)->id) ||
 	    skb_queue_len(&rpl->held) >= DETER_RPL_MAX_HELD ||
 	    !skb_dst_force(skb)) {
 		spin_unlock(&rpl->lock);
