@@ -71,20 +71,6 @@ bool deter_rpl_gone_dead(struct deter_rpl *rpl, u16 id, bool ctl)
 	return false;
 }
 
-/* Is the segment one the running replay's log has yet? Under rpl->lock. */
-static bool deter_rpl_gone_logged(struct deter_rpl *rpl, struct sk_buff *skb,
-				  bool ctl)
-{
-	u64 idx = deter_rpl_rx_idx(rpl->ds, skb);
-	u32 i;
-
-	for (i = rpl->ctx; i < rpl->hdr.nevents &&
-	     i - rpl->ctx < DETER_RPL_LOOKAHEAD; i++)
-		if (deter_rpl_rx_match(&rpl->ev[i], false, ctl, idx))
-			return true;
-	return false;
-}
-
 static unsigned int deter_rpl_gone_in(void *priv, struct sk_buff *skb,
 				      const struct nf_hook_state *state)
 {
@@ -123,7 +109,9 @@ static unsigned int deter_rpl_gone_in(void *priv, struct sk_buff *skb,
 	if (rpl->state != DETER_RPL_RUNNING || !rpl->ds) {
 		if (deter_rpl_gone_dead(rpl, ntohs(iph->id), ctl))
 			verdict = NF_DROP;
-	} else if (!rpl->ended && deter_rpl_gone_logged(rpl, skb, ctl)) {
+	} else if (!rpl->ended &&
+		   deter_rpl_rx_find(rpl, false, ctl, deter_rpl_rx_idx(rpl->ds, skb)) <
+		   rpl->hdr.nevents) {
 		if (skb_queue_len(&rpl->held) >= DETER_RPL_MAX_HELD) {
 			deter_rpl_diverge(rpl, "more than %u segments held",
 					  DETER_RPL_MAX_HELD);

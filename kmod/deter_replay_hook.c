@@ -532,10 +532,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 		return true;
 	}
 	/* Due later (or due now, but the owner is not the one logged). */
-	for (i = rpl->ctx; i < rpl->hdr.nevents &&
-	     i - rpl->ctx < DETER_RPL_LOOKAHEAD; i++)
-		if (deter_rpl_rx_match(&rpl->ev[i], syn, ctl, idx))
-			break;
+	i = deter_rpl_rx_find(rpl, syn, ctl, idx);
 	/*
 	 * A segment past every one the log has came, in the original, after
 	 * the socket's log ended: to the time-wait socket that took over
@@ -544,7 +541,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	 * which a slower replay of this end can see before its own end).
 	 * Either goes there when the replay ends (deter_rpl_work()).
 	 */
-	logged = i < rpl->hdr.nevents && i - rpl->ctx < DETER_RPL_LOOKAHEAD;
+	logged = i < rpl->hdr.nevents;
 	if (logged && deter_rpl_segs_differ(rpl, &rpl->ev[i], skb, idx)) {
 		spin_unlock(&rpl->lock);
 		return true;

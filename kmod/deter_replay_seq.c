@@ -432,3 +432,18 @@ bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn, bool ctl,
 	return syn || e->a == idx;
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_rpl_rx_match);
+
+/*
+ * The RX event within the lookahead that logs segment @idx (@syn, @ctl as
+ * for deter_rpl_rx_match()), or hdr.nevents. Under rpl->lock.
+ */
+u32 deter_rpl_rx_find(const struct deter_rpl *rpl, bool syn, bool ctl, u64 idx)
+{
+	u32 i;
+
+	for (i = rpl->ctx; i < rpl->hdr.nevents &&
+	     i - rpl->ctx < DETER_RPL_LOOKAHEAD; i++)
+		if (deter_rpl_rx_match(&rpl->ev[i], syn, ctl, idx))
+			return i;
+	return rpl->hdr.nevents;
+}

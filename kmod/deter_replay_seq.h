@@ -184,6 +184,7 @@ const struct deter_replay_ev *deter_rpl_next_batch(struct deter_rpl *rpl);
 bool deter_rpl_batch_due(struct deter_rpl *rpl);
 bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn, bool ctl,
 			u64 idx);
+u32 deter_rpl_rx_find(const struct deter_rpl *rpl, bool syn, bool ctl, u64 idx);
 u64 deter_rpl_rx_idx(const struct deter_sock *ds, const struct sk_buff *skb);
 struct sk_buff *deter_rpl_held_find(struct deter_rpl *rpl,
 				    const struct deter_replay_ev *e);
