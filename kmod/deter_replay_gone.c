@@ -49,7 +49,7 @@ static bool deter_rpl_gone_on;
  * deter_rpl_gone_dead() - was this segment in a dead socket's backlog?
  * @rpl: the script, its socket dead with segments left (rpl->dead_from)
  * @id: the segment's IP ID
- * @ctl: IP ID 0 and no SYN: the peer's control socket sent it
+ * @ctl: the peer's control socket sent it (deter_rpl_skb_ctl())
  *
  * Under rpl->lock.
  *
@@ -103,7 +103,7 @@ static unsigned int deter_rpl_gone_in(void *priv, struct sk_buff *skb,
 	if (!pskb_may_pull(skb, ip_hdrlen(skb) + sizeof(struct tcphdr)))
 		return NF_ACCEPT;
 	iph = ip_hdr(skb);
-	ctl = !iph->id;
+	ctl = deter_rpl_skb_ctl(skb);
 
 	spin_lock_bh(&rpl->lock);
 	if (rpl->state != DETER_RPL_RUNNING || !rpl->ds) {

@@ -417,7 +417,7 @@ static bool deter_rpl_rx_dead(struct sock *sk, struct sk_buff *skb,
 	spin_lock(&rpl->lock);
 	/* One of the dead socket's backlog: TCP drops it unanswered. */
 	if (rpl->state == DETER_RPL_RUNNING ||
-	    deter_rpl_gone_dead(rpl, ntohs(ip_hdr(skb)->id), !ip_hdr(skb)->id) ||
+	    deter_rpl_gone_dead(rpl, ntohs(ip_hdr(skb)->id), deter_rpl_skb_ctl(skb)) ||
 	    skb_queue_len(&rpl->held) >= DETER_RPL_MAX_HELD ||
 	    !skb_dst_force(skb)) {
 		spin_unlock(&rpl->lock);
@@ -494,7 +494,7 @@ bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken)
 	deter_rpl_set_cpu(rpl);
 	ds = rpl->ds;
 	syn = ((const struct tcphdr *)skb->data)->syn;
-	ctl = !syn && !ip_hdr(skb)->id;
+	ctl = deter_rpl_skb_ctl(skb);
 	idx = deter_rpl_rx_idx(ds, skb);
 	owned = sock_owned_by_user(sk);
 

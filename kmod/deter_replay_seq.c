@@ -403,11 +403,26 @@ struct sk_buff *deter_rpl_held_find(struct deter_rpl *rpl,
 
 	skb_queue_walk(&rpl->held, skb)
 		if (deter_rpl_rx_match(e, tcp_hdr(skb)->syn,
-				       !tcp_hdr(skb)->syn && !ip_hdr(skb)->id,
+				       deter_rpl_skb_ctl(skb),
 				       deter_rpl_rx_idx(rpl->ds, skb)))
 			return skb;
 	return NULL;
 }
+
+/*
+ * Is @skb a control segment the peer's host sent outside the IP ID
+ * series (RX CTL: IP ID 0, no payload)? A data segment with IP ID 0 is
+ * one of the series, where it wraps, as recording counts it.
+ */
+bool deter_rpl_skb_ctl(const struct sk_buff *skb)
+{
+	const struct iphdr *iph = ip_hdr(skb);
+	const struct tcphdr *th = tcp_hdr(skb);
+
+	return !th->syn && !iph->id &&
+	       ntohs(iph->tot_len) <= iph->ihl * 4 + th->doff * 4;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_skb_ctl);
 
 /* The index TCP's IP ID series gives @skb, without moving the series. */
 u64 deter_rpl_rx_idx(const struct deter_sock *ds, const struct sk_buff *skb)
@@ -418,9 +433,9 @@ u64 deter_rpl_rx_idx(const struct deter_sock *ds, const struct sk_buff *skb)
 }
 
 /*
- * Is segment @idx (@syn: a SYN; @ctl: IP ID 0, which the peer's control
- * socket sends) the one RX @e logs? A segment the peer's time-wait
- * socket sent (RX CTL) is not in the IP ID series: any with IP ID 0 is.
+ * Is segment @idx (@syn: a SYN; @ctl: deter_rpl_skb_ctl()) the one RX @e
+ * logs? A segment the peer's time-wait socket sent (RX CTL) is not in
+ * the IP ID series: any control segment is.
  */
 bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn, bool ctl,
 			u64 idx)

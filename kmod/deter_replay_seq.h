@@ -100,7 +100,7 @@ struct deter_rpl {
 	u64 frames_next;
 	u32 frames_segs;
 	struct deter_shape_pages pages;	/* rebuilt fragments' bytes */
-	struct deter_shape_tail tail;	/* the last arrival's last fragment */
+	struct deter_shape_tails tail;	/* rebuilt arrivals' last fragments */
 
 	struct sk_buff_head held;	/* segments not yet due */
 	u32 held_unlogged;		/* control segments not in the log, ever held */
@@ -185,6 +185,7 @@ bool deter_rpl_batch_due(struct deter_rpl *rpl);
 bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn, bool ctl,
 			u64 idx);
 u32 deter_rpl_rx_find(const struct deter_rpl *rpl, bool syn, bool ctl, u64 idx);
+bool deter_rpl_skb_ctl(const struct sk_buff *skb);
 u64 deter_rpl_rx_idx(const struct deter_sock *ds, const struct sk_buff *skb);
 struct sk_buff *deter_rpl_held_find(struct deter_rpl *rpl,
 				    const struct deter_replay_ev *e);

@@ -9,6 +9,9 @@
  * which of a call's signal checks the log's signal ends it.
  */
 #include <kunit/test.h>
+#include <linux/ip.h>
+#include <linux/skbuff.h>
+#include <linux/tcp.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -209,6 +212,53 @@ static void deter_replay_rx_match_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, deter_rpl_rx_match(&lock, false, false, 10));
 }
 
+/* A segment of @len payload bytes with IP ID @id, a SYN if @syn. */
+static struct sk_buff *deter_replay_test_seg(struct kunit *test, u16 id,
+					     unsigned int len, bool syn)
+{
+	struct sk_buff *skb = alloc_skb(128 + len, GFP_KERNEL);
+	struct tcphdr *th;
+	struct iphdr *iph;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 64);
+	skb_reset_network_header(skb);
+	iph = skb_put_zero(skb, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->id = htons(id);
+	iph->tot_len = htons(sizeof(*iph) + sizeof(*th) + len);
+	skb_set_transport_header(skb, sizeof(*iph));
+	th = skb_put_zero(skb, sizeof(*th));
+	th->doff = sizeof(*th) / 4;
+	th->syn = syn;
+	th->ack = 1;
+	skb_put_zero(skb, len);
+	return skb;
+}
+
+/*
+ * A control segment is out of the IP ID series: IP ID 0 and no payload.
+ * A data segment with IP ID 0 is the series wrapping.
+ */
+static void deter_replay_skb_ctl_test(struct kunit *test)
+{
+	struct sk_buff *skb;
+
+	skb = deter_replay_test_seg(test, 0, 0, false);
+	KUNIT_EXPECT_TRUE(test, deter_rpl_skb_ctl(skb));
+	kfree_skb(skb);
+	skb = deter_replay_test_seg(test, 0, 1448, false);
+	KUNIT_EXPECT_FALSE(test, deter_rpl_skb_ctl(skb));
+	kfree_skb(skb);
+	skb = deter_replay_test_seg(test, 7, 0, false);
+	KUNIT_EXPECT_FALSE(test, deter_rpl_skb_ctl(skb));
+	kfree_skb(skb);
+	skb = deter_replay_test_seg(test, 0, 0, true);
+	KUNIT_EXPECT_FALSE(test, deter_rpl_skb_ctl(skb));
+	kfree_skb(skb);
+}
+
 static void deter_replay_ctx_skip_test(struct kunit *test)
 {
 	static const struct deter_replay_ev ev[] = {
@@ -391,6 +441,7 @@ static struct kunit_case deter_replay_cases[] = {
 	KUNIT_CASE(deter_replay_validate_events_test),
 	KUNIT_CASE(deter_replay_classify_test),
 	KUNIT_CASE(deter_replay_rx_match_test),
+	KUNIT_CASE(deter_replay_skb_ctl_test),
 	KUNIT_CASE(deter_replay_ctx_skip_test),
 	KUNIT_CASE(deter_replay_jiffies_test),
 	KUNIT_CASE(deter_replay_next_value_test),
