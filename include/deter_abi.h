@@ -19,7 +19,7 @@
  * version is refused whole (log/rec_read.c).
  */
 enum {
-	DETER_ABI_VERSION = 17,
+	DETER_ABI_VERSION = 18,
 };
 
 /*
@@ -239,7 +239,10 @@ struct deter_shape {
 #define DETER_SHAPE_F_HEAD_FRAG		0x1	/* head is a page fragment */
 #define DETER_SHAPE_F_CLONED		0x2	/* skb_cloned() */
 #define DETER_SHAPE_F_PP_RECYCLE	0x4	/* page_pool pages */
-/* Its first fragment continues the last one of the arrival before. */
+/*
+ * Its first fragment continues the last one of the arrival that ended
+ * where its payload begins (struct deter_shape_tails in kmod/).
+ */
 #define DETER_SHAPE_F_CONT		0x8
 #define DETER_SHAPE_F_ALL		0xf
 

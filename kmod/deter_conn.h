@@ -104,7 +104,7 @@ struct deter_sock {
 	u64 rx_next;			/* IP ID index expected next */
 	u32 rx_zero_wnd;		/* segments advertising a zero window */
 	u64 rx_shape[3];		/* the last NET SHAPE logged: a, b, c */
-	struct deter_shape_tail rx_tail; /* the last arrival's last fragment */
+	struct deter_shape_tails rx_tail; /* recent arrivals' last fragments */
 
 	/* owner only: times it looked at its backlog, this ownership */
 	u32 bl_checks;

@@ -6,9 +6,7 @@
  * arrival as the original's driver and GRO built it, whatever the
  * replay's network delivered:
  *
- *   segment of RX e's arrival, arriving whole
- *     and of e's logged shape              --> on, as it is
- *   else, the first of e's segments        --> taken: e's frames start
+ *   the first of e's segments              --> taken: e's frames start
  *   the next of e's segments               --> taken
  *   e's segments all here                  --> rebuilt in e's shape,
  *                                              held; re-enters
@@ -151,8 +149,7 @@ bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 			bool *taken)
 {
 	const struct deter_replay_ev *e, *se;
-	struct deter_shape want, have;
-	struct deter_shape_tail tail;
+	struct deter_shape want;
 	u32 j, n = deter_conn_rx_segs(skb);
 	u64 segs;
 
@@ -165,20 +162,6 @@ bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 	e = &rpl->ev[j];
 	segs = max_t(u64, e->c, 1);
 	deter_shape_unpack(se->a, se->b, se->c, &want);	/* validated */
-	/*
-	 * An arrival as the original's goes on as it is, in its own pages:
-	 * a veth skb the original's switch forwarded whole. A rebuilt one
-	 * after it cannot continue its last fragment in them.
-	 */
-	if (skb_queue_empty(&rpl->frames) && e->a == idx && n == segs) {
-		tail = rpl->tail;
-		deter_shape_of(skb, &tail, &have);
-		if (deter_shape_eq(&have, &want)) {
-			rpl->tail = tail;
-			skb->mark = DETER_RPL_SHAPED_MARK;
-			return false;
-		}
-	}
 	if (skb_queue_empty(&rpl->frames)) {
 		if (idx != e->a) {
 			deter_rpl_shape_diverge(rpl, j, idx,
@@ -209,6 +192,13 @@ bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 	memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
 		sizeof(struct inet_skb_parm));
 	__skb_queue_tail(&rpl->frames, skb);
+	/*
+	 * The IP ID series is where the log has it, as it will be when the
+	 * arrival reaches TCP: a segment the log has not that comes before
+	 * then is past the series, not before it.
+	 */
+	rpl->ds->rx_ref = idx;
+	rpl->ds->rx_primed = true;
 	*taken = true;
 	rpl->frames_segs += n;
 	rpl->frames_next += n;

@@ -27,6 +27,7 @@
 #include <linux/ip.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tcp.h>
 #include <net/ip.h>
@@ -48,18 +49,74 @@
 #define DETER_SHAPE_GAP		64
 
 /**
+ * deter_shape_tail_find() - find the arrival whose payload ended at @seq
+ * @t: the table
+ * @seq: sequence number
+ *
+ * Return: its slot, the most recently set if several, or -1.
+ */
+int deter_shape_tail_find(const struct deter_shape_tails *t, u32 seq)
+{
+	int i, best = -1;
+
+	for (i = 0; i < DETER_SHAPE_TAILS; i++)
+		if (t->page[i] && t->end_seq[i] == seq &&
+		    (best < 0 || t->used[i] - t->used[best] < U32_MAX / 2))
+			best = i;
+	return best;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_shape_tail_find);
+
+/**
+ * deter_shape_tail_slot() - the slot a new arrival's last fragment takes
+ * @t: the table
+ * @found: its predecessor's slot (deter_shape_tail_find()), or -1
+ *
+ * Return: @found, else an unused slot or the least recently set one.
+ * The caller sets it and its used[] to ++clock.
+ */
+unsigned int deter_shape_tail_slot(struct deter_shape_tails *t, int found)
+{
+	unsigned int i, lru = 0;
+
+	if (found >= 0)
+		return found;
+	for (i = 0; i < DETER_SHAPE_TAILS; i++) {
+		if (!t->page[i])
+			return i;
+		if (t->clock - t->used[i] > t->clock - t->used[lru])
+			lru = i;
+	}
+	return lru;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_shape_tail_slot);
+
+/*
+ * Where @th's segment's payload starts and ends, of @len bytes with its
+ * TCP header.
+ */
+static void deter_shape_seqs(const struct tcphdr *th, unsigned int len,
+			     u32 *seq, u32 *end_seq)
+{
+	*seq = ntohl(th->seq) + th->syn;
+	*end_seq = *seq + len - th->doff * 4;
+}
+
+/**
  * deter_shape_of() - measure the skb an arrival came in
  * @skb: the arrival, at deter's receive hook (data at the TCP header)
- * @t: the last arrival's last fragment; updated to this one's
+ * @t: the recent arrivals' last fragments; updated with this one's
  * @s: set to its shape
  */
-void deter_shape_of(const struct sk_buff *skb, struct deter_shape_tail *t,
+void deter_shape_of(const struct sk_buff *skb, struct deter_shape_tails *t,
 		    struct deter_shape *s)
 {
 	const struct skb_shared_info *sh = skb_shinfo(skb);
 	const skb_frag_t *f, *p = NULL;
 	const struct sk_buff *m;
 	unsigned int i, members = 0;
+	u32 seq, end_seq;
+	int prev;
 
 	s->truesize = skb->truesize;
 	s->end_offset = skb_end_offset(skb);
@@ -88,11 +145,18 @@ void deter_shape_of(const struct sk_buff *skb, struct deter_shape_tail *t,
 		s->run_len[s->runs - 1] = 0;
 	if (!p)
 		return;
+	deter_shape_seqs((const struct tcphdr *)skb->data, skb->len, &seq,
+			 &end_seq);
+	prev = deter_shape_tail_find(t, seq);
 	f = &sh->frags[0];
-	if (skb_frag_page(f) == t->page && skb_frag_off(f) == t->end)
+	if (prev >= 0 && skb_frag_page(f) == t->page[prev] &&
+	    skb_frag_off(f) == t->end[prev])
 		s->flags |= DETER_SHAPE_F_CONT;
-	t->page = skb_frag_page(p);
-	t->end = skb_frag_off(p) + skb_frag_size(p);
+	i = deter_shape_tail_slot(t, prev);
+	t->page[i] = skb_frag_page(p);
+	t->end[i] = skb_frag_off(p) + skb_frag_size(p);
+	t->end_seq[i] = end_seq;
+	t->used[i] = ++t->clock;
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_shape_of);
 
@@ -160,41 +224,49 @@ EXPORT_SYMBOL_IF_KUNIT(deter_shape_eq);
 
 void deter_shape_pages_free(struct deter_shape_pages *pg)
 {
-	if (pg->page)
-		put_page(pg->page);
-	pg->page = NULL;
+	unsigned int i;
+
+	for (i = 0; i < DETER_SHAPE_TAILS; i++)
+		if (pg->page[i])
+			put_page(pg->page[i]);
+	memset(pg, 0, sizeof(*pg));
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_shape_pages_free);
 
 /*
- * Room for @len bytes of fragment in @pg: right after the last one if
- * @cont, else apart from it. Return: the page, with a reference for the
- * fragment, and *off; NULL if out of memory, or if @cont and the bytes
- * do not fit.
+ * Room for @len bytes of fragment in slot @i of @pg: right after its
+ * last one if @cont, else apart from it, in a new page when that one
+ * has not DETER_SHAPE_AFTER bytes left after it. Return: the page, with
+ * a reference for the fragment, and *off; NULL if out of memory, or if
+ * @cont and the bytes do not fit.
  */
 static struct page *deter_shape_room(struct deter_shape_pages *pg,
-				     unsigned int len, bool cont, u32 *off)
+				     unsigned int i, unsigned int len,
+				     bool cont, u32 *off)
 {
-	unsigned int start = pg->off + (cont ? 0 : DETER_SHAPE_GAP);
+	unsigned int start = pg->t.end[i] + (cont ? 0 : DETER_SHAPE_GAP);
 	unsigned int order;
 
-	if (cont && (!pg->page || start + len > pg->size))
+	if (cont && (!pg->page[i] || start + len > pg->size[i]))
 		return NULL;
-	if (!cont && (!pg->page || start + len + DETER_SHAPE_AFTER > pg->size)) {
-		deter_shape_pages_free(pg);
+	if (!cont && (!pg->page[i] ||
+		      start + len + DETER_SHAPE_AFTER > pg->size[i])) {
+		if (pg->page[i])
+			put_page(pg->page[i]);
 		order = max_t(unsigned int, DETER_SHAPE_PAGE_ORDER,
 			      get_order(len + DETER_SHAPE_AFTER));
-		pg->page = alloc_pages(GFP_ATOMIC | __GFP_COMP | __GFP_NOWARN,
-				       order);
-		if (!pg->page)
+		pg->page[i] = alloc_pages(GFP_ATOMIC | __GFP_COMP | __GFP_NOWARN,
+					  order);
+		pg->t.page[i] = pg->page[i];
+		if (!pg->page[i])
 			return NULL;
-		pg->size = PAGE_SIZE << order;
+		pg->size[i] = PAGE_SIZE << order;
 		start = 0;
 	}
 	*off = start;
-	pg->off = start + len;
-	get_page(pg->page);
-	return pg->page;
+	pg->t.end[i] = start + len;
+	get_page(pg->page[i]);
+	return pg->page[i];
 }
 
 /* A cursor over the payload of consecutive segments. */
@@ -238,18 +310,19 @@ static int deter_shape_copy(struct deter_shape_it *it, u8 *to,
 
 /*
  * Put the next @len payload bytes into a new fragment @i of @skb, in
- * @pg, contiguous with the one before when @cont.
+ * slot @slot of @pg, contiguous with the one before when @cont.
  */
 static int deter_shape_frag(struct sk_buff *skb, unsigned int i,
 			    struct deter_shape_it *it, unsigned int len,
-			    struct deter_shape_pages *pg, bool cont)
+			    struct deter_shape_pages *pg, unsigned int slot,
+			    bool cont)
 {
 	struct page *page;
 	u32 off;
 
-	page = deter_shape_room(pg, len, cont, &off);
+	page = deter_shape_room(pg, slot, len, cont, &off);
 	if (!page)
-		return cont && pg->page ? -ENOSPC : -ENOMEM;
+		return cont ? -ENOSPC : -ENOMEM;
 	if (deter_shape_copy(it, page_address(page) + off, len)) {
 		put_page(page);
 		return -EFAULT;
@@ -329,8 +402,13 @@ static const char *deter_shape_check(const struct deter_shape *s,
 		return "its segments hold more than an IP packet";
 	if (s->headlen - thl > plen)
 		return "its head holds more than its payload";
-	/* Every skb's does: coalescing relies on it (skb_try_coalesce()). */
-	if (s->truesize < SKB_TRUESIZE(s->end_offset) + plen - (s->headlen - thl) ||
+	/*
+	 * Every skb's does, but a pure ACK's over veth: its sender's
+	 * (skb_set_tcp_pure_ack()). Coalescing data relies on it
+	 * (skb_try_coalesce()).
+	 */
+	if ((plen && s->truesize < SKB_TRUESIZE(s->end_offset) + plen -
+			      (s->headlen - thl)) ||
 	    s->truesize > DETER_SHAPE_TRUESIZE_MAX)
 		return "its truesize does not cover its buffers";
 	if (s->nr_frags > MAX_SKB_FRAGS || s->runs > s->nr_frags ||
@@ -381,17 +459,18 @@ static int deter_shape_runs(const struct deter_shape *s, unsigned int bytes,
  * The fragments and frag_list members of @skb after its head: @rest
  * payload bytes, a near equal piece to each member and the others to
  * the fragments, laid in s->runs runs of contiguous fragments of the
- * logged lengths.
+ * logged lengths, in slot @slot of @pg; the first continues the slot's
+ * last fragment if s says so.
  */
 static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 			     struct deter_shape_it *it, unsigned int rest,
-			     struct deter_shape_pages *pg)
+			     struct deter_shape_pages *pg, unsigned int slot)
 {
 	unsigned int pieces = s->nr_frags + s->frag_list, i, len, r, n;
 	unsigned int piece = pieces ? rest / pieces : 0, rb[MAX_SKB_FRAGS];
 	struct sk_buff *m, **tail = &skb_shinfo(skb)->frag_list;
 	/* Members' bytes apart: the next arrival may continue the last fragment. */
-	struct deter_shape_pages mpg = {};
+	struct deter_shape_pages *mpg;
 	bool first, cont;
 	int err;
 
@@ -407,10 +486,15 @@ static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 		/* The run's bytes in near equal parts, the rest in its first. */
 		len = rb[r] / n + (first ? rb[r] % n : 0);
 		cont = first ? !i && (s->flags & DETER_SHAPE_F_CONT) : true;
-		err = deter_shape_frag(skb, i, it, len, pg, cont);
+		err = deter_shape_frag(skb, i, it, len, pg, slot, cont);
 		if (err)
 			return err;
 	}
+	if (!s->frag_list)
+		return 0;
+	mpg = kzalloc(sizeof(*mpg), GFP_ATOMIC | __GFP_NOWARN);
+	if (!mpg)
+		return -ENOMEM;
 	err = 0;
 	for (i = 0; i < s->frag_list; i++) {
 		m = alloc_skb(0, GFP_ATOMIC | __GFP_NOWARN);
@@ -420,13 +504,14 @@ static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 		}
 		*tail = m;
 		tail = &m->next;
-		err = deter_shape_frag(m, 0, it, piece, &mpg, false);
+		err = deter_shape_frag(m, 0, it, piece, mpg, 0, false);
 		if (err)
 			break;
 		skb->len += piece;
 		skb->data_len += piece;
 	}
-	deter_shape_pages_free(&mpg);
+	deter_shape_pages_free(mpg);
+	kfree(mpg);
 	return err;
 }
 
@@ -452,8 +537,10 @@ struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
 {
 	struct sk_buff *f0 = skb_peek(frames), *skb;
 	struct deter_shape_it it = { .frames = frames };
-	unsigned int ihl, thl, plen, inhead;
+	unsigned int ihl, thl, plen, inhead, slot = 0;
+	u32 seq, end_seq;
 	struct tcphdr *th;
+	int prev;
 	u8 flags;
 
 	if (!f0) {
@@ -468,6 +555,15 @@ struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
 	*why = deter_shape_check(s, ihl, thl, plen);
 	if (*why)
 		return NULL;
+	deter_shape_seqs((const struct tcphdr *)f0->data, thl + plen, &seq,
+			 &end_seq);
+	prev = deter_shape_tail_find(&pg->t, seq);
+	if ((s->flags & DETER_SHAPE_F_CONT) && prev < 0) {
+		*why = "its first fragment continues one no arrival before it has";
+		return NULL;
+	}
+	if (s->nr_frags)
+		slot = deter_shape_tail_slot(&pg->t, prev);
 	*why = "no memory";
 	skb = deter_shape_head(s);
 	if (!skb)
@@ -491,7 +587,7 @@ struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
 		*why = "its segments are short";
 		goto fail;
 	}
-	switch (deter_shape_frags(skb, s, &it, plen - inhead, pg)) {
+	switch (deter_shape_frags(skb, s, &it, plen - inhead, pg, slot)) {
 	case 0:
 		break;
 	case -ENOSPC:
@@ -506,6 +602,10 @@ struct sk_buff *deter_shape_build(struct sk_buff_head *frames,
 	default:
 		*why = "its segments are short";
 		goto fail;
+	}
+	if (s->nr_frags) {
+		pg->t.end_seq[slot] = end_seq;
+		pg->t.used[slot] = ++pg->t.clock;
 	}
 	th = tcp_hdr(skb);
 	tcp_flag_byte(th) |= flags & (TCPHDR_FIN | TCPHDR_PSH);

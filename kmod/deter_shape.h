@@ -15,26 +15,41 @@
 #include "../include/deter_abi.h"
 
 /*
- * The page the last arrival's last fragment was in and where it ended,
- * to tell whether the next one's first fragment continues it
- * (DETER_SHAPE_F_CONT). Recording compares only: it holds no reference.
+ * Where the last fragments of recent arrivals ended, each with the
+ * sequence number its arrival's payload ended at. An arrival's first
+ * fragment continues (DETER_SHAPE_F_CONT) the one holding the byte
+ * before it, if that arrival is still here, when it starts where that
+ * one ended in the same page: it is the fragment TCP's receive or
+ * out-of-order queue coalesces it behind. An in-order arrival finds the
+ * one before it, a retransmission filling a hole the one before the
+ * hole. A new arrival takes its predecessor's slot, else the least
+ * recently used one; recording and replay keep their tables alike
+ * (deter_shape_tail_slot()). Recording compares only: it holds no
+ * reference.
  */
-struct deter_shape_tail {
-	const struct page *page;
-	u32 end;
+#define DETER_SHAPE_TAILS	8
+
+struct deter_shape_tails {
+	const struct page *page[DETER_SHAPE_TAILS];	/* NULL: unused */
+	u32 end[DETER_SHAPE_TAILS];		/* offset past it in page */
+	u32 end_seq[DETER_SHAPE_TAILS];
+	u32 used[DETER_SHAPE_TAILS];		/* when last set, by clock */
+	u32 clock;
 };
 
 /*
- * Where a replay's rebuilt fragments go: a page its fragments hold
- * references to, and the next free byte in it.
+ * Where a replay's rebuilt fragments go: for each slot of @t, a page its
+ * fragments hold references to (t.page[], t.end[] its next free byte).
  */
 struct deter_shape_pages {
-	struct page *page;	/* referenced, or NULL */
-	u32 off;
-	u32 size;
+	struct deter_shape_tails t;
+	struct page *page[DETER_SHAPE_TAILS];	/* referenced, or NULL */
+	u32 size[DETER_SHAPE_TAILS];
 };
 
-void deter_shape_of(const struct sk_buff *skb, struct deter_shape_tail *t,
+int deter_shape_tail_find(const struct deter_shape_tails *t, u32 seq);
+unsigned int deter_shape_tail_slot(struct deter_shape_tails *t, int found);
+void deter_shape_of(const struct sk_buff *skb, struct deter_shape_tails *t,
 		    struct deter_shape *s);
 const char *deter_shape_diff(const struct deter_shape *x,
 			     const struct deter_shape *y, u32 *vx, u32 *vy);

@@ -140,7 +140,9 @@ static int replay_ctx_build(struct replay_ctx *ctx, char **err)
 		in.s_addr = htonl(log->hdr.saddr);
 		snprintf(ctx->local[e], sizeof(ctx->local[e]), "%s:%u", inet_ntoa(in),
 			 log->hdr.sport);
-		if (replay_script_build(log, &ctx->script[e], &ctx->script_len[e], err) ||
+		ctx->rebuild[e] = replay_log_rebuilds(log, ctx->pair.log[!e]);
+		if (replay_script_build(log, ctx->rebuild[e], &ctx->script[e],
+					&ctx->script_len[e], err) ||
 		    replay_plan_build(log, &ctx->plan[e], err) ||
 		    replay_arrivals_build(log, &a, &ctx->narr[e], err)) {
 			char *m = *err;

@@ -154,7 +154,7 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 		    (log->evs[i].b & DETER_RX_CTL))
 			flow.have_ctl = 1;
 	}
-	flow.split = replay_log_rebuilds(log);
+	flow.split = ctx->rebuild[e];
 	/* The edges of the peer's series that only the pair shows. */
 	flow.have_first = !!(hdr->edges & DETER_EDGE_RX);
 	flow.first_ipid = (uint16_t)peer->ipid;

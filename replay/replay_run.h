@@ -33,6 +33,7 @@ struct replay_ctx {
 	char id[20];				/* connection id, hex */
 	uint8_t *script[REPLAY_END_MAX];	/* deter.ko scripts */
 	size_t script_len[REPLAY_END_MAX];	/* bytes */
+	int rebuild[REPLAY_END_MAX];		/* replay_log_rebuilds() */
 	struct replay_plan plan[REPLAY_END_MAX];	/* generator calls */
 	struct corr_arrival *arr[REPLAY_END_MAX];	/* corrector orders */
 	size_t narr[REPLAY_END_MAX];

@@ -336,19 +336,23 @@ int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 }
 
 /**
- * replay_log_rebuilds() - whether the replay rebuilds this end's arrivals
+ * replay_log_rebuilds() - whether the replay rebuilds an end's arrivals
  * @log: that end's log
+ * @peer: the other end's
  *
- * A NIC's driver builds the skbs its receiver's TCP gets, in heads of page
- * fragments (napi_alloc_skb(), build_skb()); veth and lo hand over the
- * sender's skbs, a forwarding hop's copy of their head at most, in
- * kmalloc'd heads. The replay, on veth, gives the receiver the sender's
- * skbs as they come when the original's were too, and else rebuilds each
- * logged arrival in its logged shape from its segments (NET SHAPE).
+ * The replay's veth hands the receiver the sender's skbs, whole, in
+ * the sender's pages. Where the original's receiver got those too (no
+ * NIC, no segmentation offload on either side) its arrivals go on as
+ * they come. Else they may have been other skbs: a NIC driver's buffers
+ * (a page-fragment head), frames GRO merged (an arrival of several
+ * segments), the peer's GSO packets split by a switch (the peer had TSO
+ * or GSO on). Then deter.ko rebuilds each logged arrival in its logged
+ * shape (NET SHAPE) from its segments, which the corrector hands over
+ * one by one.
  *
- * Return: 1 if some arrival came in an skb with a page-fragment head.
+ * Return: 1 if it rebuilds them.
  */
-int replay_log_rebuilds(const struct rec_log *log)
+int replay_log_rebuilds(const struct rec_log *log, const struct rec_log *peer)
 {
 	struct deter_shape s;
 	size_t i;
@@ -360,6 +364,16 @@ int replay_log_rebuilds(const struct rec_log *log)
 		    !deter_shape_unpack(e->a, e->b, e->c, &s) &&
 		    (s.flags & DETER_SHAPE_F_HEAD_FRAG))
 			return 1;
+		if (e->type == DETER_EV_RX &&
+		    !(e->b & (DETER_RX_SYN | DETER_RX_CTL)) && e->c > 1)
+			return 1;
+	}
+	for (i = 0; peer && i < peer->nevs; i++) {
+		const struct rec_ev *e = &peer->evs[i];
+
+		if (e->type == DETER_EV_CONFIG && e->sub == DETER_CFG_OFFLOAD &&
+		    (e->a & (DETER_OFFLOAD_TSO | DETER_OFFLOAD_GSO)))
+			return 1;
 	}
 	return 0;
 }
@@ -367,6 +381,8 @@ int replay_log_rebuilds(const struct rec_log *log)
 /**
  * replay_script_build() - deter.ko's replay script for one end
  * @log: that end's log
+ * @rebuild: deter.ko rebuilds its arrivals (replay_log_rebuilds()): the
+ *	script keeps their shapes
  * @buf: set to the script (caller frees)
  * @len: set to its length, bytes
  * @err: set on failure
@@ -376,14 +392,13 @@ int replay_log_rebuilds(const struct rec_log *log)
  *
  * Return: 0, or -1 with *err set.
  */
-int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
-			char **err)
+int replay_script_build(const struct rec_log *log, int rebuild, uint8_t **buf,
+			size_t *len, char **err)
 {
 	const struct deter_log_header *h = &log->hdr;
 	struct deter_replay_hdr *rh;
 	struct deter_replay_ev *ev;
 	size_t i, j, n;
-	int rebuild;
 	__u64 *sv;
 
 	if (log->nevs > UINT32_MAX || log->nstates > UINT32_MAX)
@@ -410,7 +425,6 @@ int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
 	rh->wscale = h->wscale;
 	rh->nstates = log->nstates;
 	ev = (struct deter_replay_ev *)(rh + 1);
-	rebuild = replay_log_rebuilds(log);
 	for (i = n = 0; i < log->nevs; i++) {
 		const struct rec_ev *e = &log->evs[i];
 

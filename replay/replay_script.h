@@ -108,9 +108,9 @@ int replay_pair_find_peer(const char *dir, const char *path, char **peer,
 void replay_pair_free(struct replay_pair *pair);
 int replay_settings_note(const struct rec_log *log, char *buf, size_t len);
 
-int replay_log_rebuilds(const struct rec_log *log);
-int replay_script_build(const struct rec_log *log, uint8_t **buf, size_t *len,
-			char **err);
+int replay_log_rebuilds(const struct rec_log *log, const struct rec_log *peer);
+int replay_script_build(const struct rec_log *log, int rebuild, uint8_t **buf,
+			size_t *len, char **err);
 int replay_cfg_is_opt(unsigned int cfg);
 int replay_plan_build(const struct rec_log *log, struct replay_plan *plan,
 		      char **err);

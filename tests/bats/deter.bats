@@ -23,7 +23,7 @@ Try 'deter --help'." ]
 @test "deter --version prints the version and the log format" {
 	run "$DETER" --version
 	assert_status 0
-	[[ "$output" =~ ^deter\ [0-9]+\.[0-9]+\.[0-9]+\ \(log\ format\ 17,\ zstd\ [0-9.]+\)$ ]]
+	[[ "$output" =~ ^deter\ [0-9]+\.[0-9]+\.[0-9]+\ \(log\ format\ 18,\ zstd\ [0-9.]+\)$ ]]
 }
 
 @test "deter version equals deter --version" {

@@ -89,10 +89,10 @@ B=106fbda500000006
 
 @test "a log of another format version is rejected" {
 	cp "$DATA/$A.dlog" v.dlog
-	printf '\x12' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
+	printf '\x13' | dd of=v.dlog bs=1 seek=8 conv=notrunc status=none
 	run --separate-stderr "$DETER" show v.dlog
 	assert_status 1
-	[ "$stderr" = "deter show: v.dlog:8: log format 18 is not supported (this deter reads format 17)" ]
+	[ "$stderr" = "deter show: v.dlog:8: log format 19 is not supported (this deter reads format 18)" ]
 }
 
 @test "a file that is not a log is rejected" {

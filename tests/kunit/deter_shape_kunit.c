@@ -6,7 +6,8 @@
  * shapes drivers and GRO make: a linear page-fragment head (e1000e), a
  * header-only kmalloc head with a fragment per frame (virtio-net's
  * mergeable buffers, merged by GRO), fragments past MAX_SKB_FRAGS in a
- * frag_list, and fragments contiguous with the arrival before.
+ * frag_list, and fragments contiguous with the arrival that holds the
+ * bytes before theirs.
  */
 #include <kunit/test.h>
 #include <linux/ip.h>
@@ -53,21 +54,30 @@ static struct sk_buff *deter_shape_seg(struct kunit *test, unsigned int k,
 	return skb;
 }
 
-/* @n segments of @len bytes, the last with PSH. */
-static void deter_shape_segs(struct kunit *test, struct sk_buff_head *q,
-			     unsigned int n, unsigned int len)
+/* Segments @k0 to @k0 + @n - 1 of @len bytes, the last with PSH. */
+static void deter_shape_segs_from(struct kunit *test, struct sk_buff_head *q,
+				  unsigned int k0, unsigned int n,
+				  unsigned int len)
 {
 	unsigned int k;
 
 	skb_queue_head_init(q);
-	for (k = 0; k < n; k++)
+	for (k = k0; k < k0 + n; k++)
 		__skb_queue_tail(q, deter_shape_seg(test, k, len,
-						    k == n - 1 ? TCPHDR_PSH : 0));
+						    k == k0 + n - 1 ? TCPHDR_PSH : 0));
 }
 
-/* @skb's payload is @n segments' of @len bytes, in order. */
+/* @n segments of @len bytes from the first, the last with PSH. */
+static void deter_shape_segs(struct kunit *test, struct sk_buff_head *q,
+			     unsigned int n, unsigned int len)
+{
+	deter_shape_segs_from(test, q, 0, n, len);
+}
+
+/* @skb's payload is segments @k0 to @k0 + @n - 1's of @len bytes, in order. */
 static void deter_shape_expect_bytes(struct kunit *test, struct sk_buff *skb,
-				     unsigned int n, unsigned int len)
+				     unsigned int k0, unsigned int n,
+				     unsigned int len)
 {
 	unsigned int k, i;
 	u8 b;
@@ -77,7 +87,7 @@ static void deter_shape_expect_bytes(struct kunit *test, struct sk_buff *skb,
 		for (i = 0; i < len; i += 7) {
 			KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, DETER_SHAPE_TEST_THL +
 							    k * len + i, &b, 1), 0);
-			KUNIT_EXPECT_EQ(test, b, (u8)(k * 100 + i));
+			KUNIT_EXPECT_EQ(test, b, (u8)((k0 + k) * 100 + i));
 		}
 }
 
@@ -91,19 +101,23 @@ static u32 deter_shape_kmalloc_end(unsigned int size)
 	return end;
 }
 
-/* Build @n x @len segments in shape @s; check it measures as @s. */
-static struct sk_buff *deter_shape_check_build(struct kunit *test,
-					       const struct deter_shape *s,
-					       unsigned int n, unsigned int len,
-					       struct deter_shape_pages *pg,
-					       struct deter_shape_tail *tail)
+/*
+ * Build segments @k0 to @k0 + @n - 1 of @len bytes in shape @s; check it
+ * measures as @s.
+ */
+static struct sk_buff *deter_shape_check_build_from(struct kunit *test,
+						    const struct deter_shape *s,
+						    unsigned int k0, unsigned int n,
+						    unsigned int len,
+						    struct deter_shape_pages *pg,
+						    struct deter_shape_tails *tail)
 {
 	struct deter_shape have;
 	struct sk_buff_head q;
 	struct sk_buff *skb;
 	const char *why = NULL;
 
-	deter_shape_segs(test, &q, n, len);
+	deter_shape_segs_from(test, &q, k0, n, len);
 	skb = deter_shape_build(&q, s, n, pg, &why);
 	__skb_queue_purge(&q);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, skb, "%s", why);
@@ -116,14 +130,23 @@ static struct sk_buff *deter_shape_check_build(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, have.end_offset, s->end_offset);
 	KUNIT_EXPECT_EQ(test, have.headlen, s->headlen);
 	KUNIT_EXPECT_EQ(test, have.headroom, s->headroom);
-	deter_shape_expect_bytes(test, skb, n, len);
+	deter_shape_expect_bytes(test, skb, k0, n, len);
 	KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(skb)->tot_len),
 			sizeof(struct iphdr) + skb->len);
-	KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(skb)->id), 1000);
+	KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(skb)->id), 1000 + k0);
 	KUNIT_EXPECT_TRUE(test, tcp_hdr(skb)->psh);
 	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->gso_size, s->gso_size);
 	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->gso_segs, s->gso_size ? n : 0);
 	return skb;
+}
+
+static struct sk_buff *deter_shape_check_build(struct kunit *test,
+					       const struct deter_shape *s,
+					       unsigned int n, unsigned int len,
+					       struct deter_shape_pages *pg,
+					       struct deter_shape_tails *tail)
+{
+	return deter_shape_check_build_from(test, s, 0, n, len, pg, tail);
 }
 
 static void deter_shape_pack_test(struct kunit *test)
@@ -157,7 +180,7 @@ static void deter_shape_pack_test(struct kunit *test)
 static void deter_shape_linear_test(struct kunit *test)
 {
 	struct deter_shape_pages pg = {};
-	struct deter_shape_tail tail = {};
+	struct deter_shape_tails tail = {};
 	struct deter_shape s = {
 		.headroom = 64 + 14 + 20, .headlen = DETER_SHAPE_TEST_THL + 1448,
 		.flags = DETER_SHAPE_F_HEAD_FRAG,
@@ -177,7 +200,7 @@ static void deter_shape_linear_test(struct kunit *test)
 static void deter_shape_gro_test(struct kunit *test)
 {
 	struct deter_shape_pages pg = {};
-	struct deter_shape_tail tail = {};
+	struct deter_shape_tails tail = {};
 	struct deter_shape s = {
 		.truesize = 9088, .headroom = 66, .headlen = DETER_SHAPE_TEST_THL + 62,
 		.gso_size = 1448, .nr_frags = 4, .runs = 2, .run_len = { 1000 },
@@ -218,25 +241,59 @@ static void deter_shape_gro_test(struct kunit *test)
 	deter_shape_pages_free(&pg);
 }
 
-/* A first fragment that continues the arrival before's last. */
+/* Is @b's first fragment right after @a's last? */
+static bool deter_shape_follows(const struct sk_buff *a,
+				const struct sk_buff *b)
+{
+	const skb_frag_t *l = &skb_shinfo(a)->frags[skb_shinfo(a)->nr_frags - 1];
+	const skb_frag_t *f = &skb_shinfo(b)->frags[0];
+
+	return skb_frag_page(f) == skb_frag_page(l) &&
+	       skb_frag_off(f) == skb_frag_off(l) + skb_frag_size(l);
+}
+
+/*
+ * A first fragment that continues the last of the arrival holding the
+ * byte before it: the one before in time, or, for a retransmission that
+ * fills a hole, the one before the hole.
+ */
 static void deter_shape_cont_test(struct kunit *test)
 {
 	struct deter_shape_pages pg = {};
-	struct deter_shape_tail tail = {};
+	struct deter_shape_tails tail = {};
 	struct deter_shape s = {
 		.truesize = 4000, .headroom = 66, .headlen = DETER_SHAPE_TEST_THL,
 		.gso_size = 1000, .nr_frags = 2, .runs = 1,
 	};
-	struct sk_buff *one, *two;
+	struct sk_buff *one, *two, *four, *three;
+	struct sk_buff_head q;
+	const char *why = NULL;
 
 	s.end_offset = deter_shape_kmalloc_end(256);
-	one = deter_shape_check_build(test, &s, 2, 1000, &pg, &tail);
+	one = deter_shape_check_build_from(test, &s, 0, 2, 1000, &pg, &tail);
 	s.flags |= DETER_SHAPE_F_CONT;
-	two = deter_shape_check_build(test, &s, 2, 1000, &pg, &tail);
-	KUNIT_EXPECT_PTR_EQ(test, skb_frag_page(&skb_shinfo(two)->frags[0]),
-			    skb_frag_page(&skb_shinfo(one)->frags[1]));
+	two = deter_shape_check_build_from(test, &s, 2, 2, 1000, &pg, &tail);
+	KUNIT_EXPECT_TRUE(test, deter_shape_follows(one, two));
+
+	/* Segments 6-7 arrive before 4-5: not after anything here. */
+	s.flags &= ~DETER_SHAPE_F_CONT;
+	four = deter_shape_check_build_from(test, &s, 6, 2, 1000, &pg, &tail);
+	/* 4-5 continue 2-3, 6-7 having come in between. */
+	s.flags |= DETER_SHAPE_F_CONT;
+	three = deter_shape_check_build_from(test, &s, 4, 2, 1000, &pg, &tail);
+	KUNIT_EXPECT_TRUE(test, deter_shape_follows(two, three));
+	KUNIT_EXPECT_FALSE(test, deter_shape_follows(three, four));
+
+	/* Nothing here ends where 10-11 begin: no fragment to continue. */
+	deter_shape_segs_from(test, &q, 10, 2, 1000);
+	KUNIT_EXPECT_NULL(test, deter_shape_build(&q, &s, 2, &pg, &why));
+	KUNIT_EXPECT_NOT_NULL(test, why);
+	__skb_queue_purge(&q);
+
 	kfree_skb(one);
 	kfree_skb(two);
+	kfree_skb(three);
+	kfree_skb(four);
 	deter_shape_pages_free(&pg);
 }
 

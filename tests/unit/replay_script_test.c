@@ -56,7 +56,7 @@ static void test_script(void)
 	size_t len;
 	char *err = NULL;
 
-	UNIT_CHECK(!replay_script_build(&test_log, &buf, &len, &err));
+	UNIT_CHECK(!replay_script_build(&test_log, 0, &buf, &len, &err));
 	UNIT_CHECK_EQ(len, sizeof(*h) + ARRAY_SIZE(test_evs) * sizeof(*ev) +
 		      DETER_ST_MAX * sizeof(*sv));
 	h = (const struct deter_replay_hdr *)buf;
@@ -75,9 +75,10 @@ static void test_script(void)
 }
 
 /*
- * A log whose arrivals came in a driver's buffers (a page-fragment head)
- * hands its shapes to deter.ko, which rebuilds them; a veth end's log
- * (kmalloc'd heads) does not, and its arrivals go on as they come.
+ * An end's arrivals are rebuilt, and its script keeps their shapes, when
+ * they may not have been the sender's skbs: a driver's buffers (a page-
+ * fragment head), GRO's merges, or a peer with TSO or GSO on. Else they
+ * go on as they come, and the script has no shapes.
  */
 static void test_script_shapes(void)
 {
@@ -88,7 +89,12 @@ static void test_script_shapes(void)
 		{ .seq = 1, .type = DETER_EV_NET, .sub = DETER_NET_SHAPE },
 		{ .seq = 2, .type = DETER_EV_RX, .a = 100, .c = 1 },
 	};
+	struct rec_ev pevs[1] = {
+		{ .seq = 1, .type = DETER_EV_CONFIG, .sub = DETER_CFG_OFFLOAD,
+		  .a = DETER_OFFLOAD_KNOWN | DETER_OFFLOAD_GRO | 1500ULL << 32 },
+	};
 	struct rec_log log = { .hdr = test_log.hdr, .evs = evs, .nevs = 2 };
+	struct rec_log peer = { .hdr = test_log.hdr, .evs = pevs, .nevs = 1 };
 	const struct deter_replay_hdr *h;
 	__u64 a, b, c;
 	uint8_t *buf;
@@ -98,16 +104,25 @@ static void test_script_shapes(void)
 	deter_shape_pack(&sh, &a, &b, &c);
 	evs[0].a = a;
 	evs[0].b = b;
-	UNIT_CHECK(!replay_log_rebuilds(&log));
-	UNIT_CHECK(!replay_script_build(&log, &buf, &len, &err));
+	UNIT_CHECK(!replay_log_rebuilds(&log, &peer));
+	UNIT_CHECK(!replay_script_build(&log, 0, &buf, &len, &err));
 	h = (const struct deter_replay_hdr *)buf;
 	UNIT_CHECK_EQ(h->nevents, 1);
 	free(buf);
+	/* The peer sent GSO packets: a switch may have split them. */
+	pevs[0].a |= DETER_OFFLOAD_GSO;
+	UNIT_CHECK(replay_log_rebuilds(&log, &peer));
+	pevs[0].a &= ~(__u64)DETER_OFFLOAD_GSO;
+	/* GRO merged two frames. */
+	evs[1].c = 2;
+	UNIT_CHECK(replay_log_rebuilds(&log, &peer));
+	evs[1].c = 1;
+	/* A driver's buffers. */
 	sh.flags = DETER_SHAPE_F_HEAD_FRAG;
 	deter_shape_pack(&sh, &a, &b, &c);
 	evs[0].a = a;
-	UNIT_CHECK(replay_log_rebuilds(&log));
-	UNIT_CHECK(!replay_script_build(&log, &buf, &len, &err));
+	UNIT_CHECK(replay_log_rebuilds(&log, &peer));
+	UNIT_CHECK(!replay_script_build(&log, 1, &buf, &len, &err));
 	h = (const struct deter_replay_hdr *)buf;
 	UNIT_CHECK_EQ(h->nevents, 2);
 	free(buf);
@@ -706,7 +721,7 @@ static void test_plan_errqueue(void)
 	UNIT_CHECK(!replay_plan_check(&plan, &err));
 	replay_plan_free(&plan);
 	/* Nor does deter.ko's script have them. */
-	UNIT_CHECK(!replay_script_build(&log, &buf, &len, &err));
+	UNIT_CHECK(!replay_script_build(&log, 0, &buf, &len, &err));
 	h = (const struct deter_replay_hdr *)buf;
 	ev = (const struct deter_replay_ev *)(h + 1);
 	UNIT_CHECK_EQ(h->nevents, ARRAY_SIZE(evs) - 2);
