@@ -42,7 +42,7 @@ printf '%-18s %-9s %-10s %-21s %-21s %s\n' scenario identical "wall/orig" \
 	"A send err max/p99" "B send err max/p99" "first divergence"
 for f in "$out"/*.log; do
 	[ "$(basename "$f")" = parallel.log ] && continue
-	grep '^BENCH ' "$f" | awk -v name="$(basename "$f" .log)" '
+	grep '^BENCH scenario=' "$f" | awk -v name="$(basename "$f" .log)" '
 	{
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		n++
