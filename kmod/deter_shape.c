@@ -27,7 +27,6 @@
 #include <linux/ip.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
-#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tcp.h>
 #include <net/ip.h>
@@ -470,7 +469,7 @@ static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 	unsigned int piece = pieces ? rest / pieces : 0, rb[MAX_SKB_FRAGS];
 	struct sk_buff *m, **tail = &skb_shinfo(skb)->frag_list;
 	/* Members' bytes apart: the next arrival may continue the last fragment. */
-	struct deter_shape_pages *mpg;
+	struct deter_shape_pages mpg = {};
 	bool first, cont;
 	int err;
 
@@ -490,11 +489,6 @@ static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 		if (err)
 			return err;
 	}
-	if (!s->frag_list)
-		return 0;
-	mpg = kzalloc(sizeof(*mpg), GFP_ATOMIC | __GFP_NOWARN);
-	if (!mpg)
-		return -ENOMEM;
 	err = 0;
 	for (i = 0; i < s->frag_list; i++) {
 		m = alloc_skb(0, GFP_ATOMIC | __GFP_NOWARN);
@@ -504,14 +498,13 @@ static int deter_shape_frags(struct sk_buff *skb, const struct deter_shape *s,
 		}
 		*tail = m;
 		tail = &m->next;
-		err = deter_shape_frag(m, 0, it, piece, mpg, 0, false);
+		err = deter_shape_frag(m, 0, it, piece, &mpg, 0, false);
 		if (err)
 			break;
 		skb->len += piece;
 		skb->data_len += piece;
 	}
-	deter_shape_pages_free(mpg);
-	kfree(mpg);
+	deter_shape_pages_free(&mpg);
 	return err;
 }
 

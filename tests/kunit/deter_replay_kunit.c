@@ -243,20 +243,25 @@ static struct sk_buff *deter_replay_test_seg(struct kunit *test, u16 id,
  */
 static void deter_replay_skb_ctl_test(struct kunit *test)
 {
+	static const struct {
+		u16 id;
+		unsigned int len;
+		bool syn, ctl;
+	} c[] = {
+		{ 0, 0, false, true },		/* a host's reset */
+		{ 0, 1448, false, false },	/* the series wrapping */
+		{ 7, 0, false, false },		/* an ACK of the series */
+		{ 0, 0, true, false },		/* a SYN */
+	};
 	struct sk_buff *skb;
+	unsigned int i;
 
-	skb = deter_replay_test_seg(test, 0, 0, false);
-	KUNIT_EXPECT_TRUE(test, deter_rpl_skb_ctl(skb));
-	kfree_skb(skb);
-	skb = deter_replay_test_seg(test, 0, 1448, false);
-	KUNIT_EXPECT_FALSE(test, deter_rpl_skb_ctl(skb));
-	kfree_skb(skb);
-	skb = deter_replay_test_seg(test, 7, 0, false);
-	KUNIT_EXPECT_FALSE(test, deter_rpl_skb_ctl(skb));
-	kfree_skb(skb);
-	skb = deter_replay_test_seg(test, 0, 0, true);
-	KUNIT_EXPECT_FALSE(test, deter_rpl_skb_ctl(skb));
-	kfree_skb(skb);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		skb = deter_replay_test_seg(test, c[i].id, c[i].len, c[i].syn);
+		KUNIT_EXPECT_EQ_MSG(test, deter_rpl_skb_ctl(skb), c[i].ctl,
+				    "case %u", i);
+		kfree_skb(skb);
+	}
 }
 
 static void deter_replay_ctx_skip_test(struct kunit *test)
