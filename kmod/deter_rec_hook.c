@@ -299,10 +299,11 @@ static bool deter_rec_rx_ctl(const struct deter_sock *ds,
 }
 
 /*
- * Log the shape of the arrival whose RX comes next, unless it is the
- * last one logged (struct deter_shape).
+ * Take the shape of arrival @skb as the last one logged. Return: whether
+ * it differs from the one before (struct deter_shape).
  */
-static void deter_rec_shape(struct deter_sock *ds, const struct sk_buff *skb)
+static bool deter_rec_shape_take(struct deter_sock *ds,
+				 const struct sk_buff *skb)
 {
 	struct deter_shape s;
 	u64 a, b, c;
@@ -310,11 +311,19 @@ static void deter_rec_shape(struct deter_sock *ds, const struct sk_buff *skb)
 	deter_shape_of(skb, &ds->rx_tail, &s);
 	deter_shape_pack(&s, &a, &b, &c);
 	if (a == ds->rx_shape[0] && b == ds->rx_shape[1] && c == ds->rx_shape[2])
-		return;
+		return false;
 	ds->rx_shape[0] = a;
 	ds->rx_shape[1] = b;
 	ds->rx_shape[2] = c;
-	deter_rec_emit(ds, DETER_EV_NET, DETER_NET_SHAPE, a, b, c);
+	return true;
+}
+
+/* Log the shape of the arrival whose RX comes next, unless it is the last. */
+static void deter_rec_shape(struct deter_sock *ds, const struct sk_buff *skb)
+{
+	if (deter_rec_shape_take(ds, skb))
+		deter_rec_emit(ds, DETER_EV_NET, DETER_NET_SHAPE, ds->rx_shape[0],
+			       ds->rx_shape[1], ds->rx_shape[2]);
 }
 
 void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
@@ -492,6 +501,14 @@ void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
 		ds->rx_primed = true;
 		/* TCP Fast Open: a SYN created it; SYNs are not arrivals. */
 		ds->child_syn = tcp_hdr(skb)->syn;
+		/*
+		 * A data segment (the handshake's ACK was lost): the child
+		 * queues it as it came, so its shape is logged with it
+		 * (deter_rec_synack_emit()), for a replay to rebuild.
+		 */
+		ds->child_shape = !ds->child_syn &&
+				  skb->len > tcp_hdrlen(skb) &&
+				  deter_rec_shape_take(ds, skb);
 	}
 }
 

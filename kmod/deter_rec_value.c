@@ -570,7 +570,13 @@ void deter_rec_synack_emit(struct deter_sock *ds, const struct sock *newsk)
 			deter_rec_emit(ds, DETER_EV_NET, DETER_NET_GAP, start,
 				       lost, 0);
 	}
-	/* Its first arrival, which the child's log has no RX event for. */
+	/*
+	 * Its first arrival, which the child's log has no RX event for, and
+	 * that arrival's shape if it carried data.
+	 */
+	if (ds->child_shape)
+		deter_rec_emit(ds, DETER_EV_NET, DETER_NET_SHAPE, ds->rx_shape[0],
+			       ds->rx_shape[1], ds->rx_shape[2]);
 	if (ds->rx_primed && !ds->child_syn)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_CHILD_IPID,
 			       ds->child_ipid, ds->child_segs, 0);

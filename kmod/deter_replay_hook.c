@@ -734,22 +734,56 @@ static bool deter_rpl_child_check(struct deter_rpl *rpl,
 				  const struct sk_buff *skb)
 {
 	const struct deter_replay_ev *e;
-	u32 i, segs = deter_conn_rx_segs(skb);
+	u32 i = deter_rpl_child_ev(rpl), segs = deter_conn_rx_segs(skb);
 
-	if (skb->protocol != htons(ETH_P_IP))
+	if (skb->protocol != htons(ETH_P_IP) || i == U32_MAX)
 		return false;
-	for (i = 0; i < rpl->hdr.nevents && i < DETER_RPL_LOOKAHEAD; i++) {
-		e = &rpl->ev[i];
-		if (e->type != DETER_EV_VALUE || e->sub != DETER_V_CHILD_IPID)
-			continue;
-		if (segs == max_t(u64, e->b, 1))
-			return false;
-		deter_rpl_diverge(rpl, DETER_RPL_SEGS_FMT, e->seq,
-				  (u64)ntohs(ip_hdr(skb)->id), segs,
-				  max_t(u64, e->b, 1), deter_rpl_regrouped);
+	e = &rpl->ev[i];
+	if (rpl->child_why[0]) {
+		deter_rpl_diverge(rpl, "event %u: %s", e->seq, rpl->child_why);
 		return true;
 	}
-	return false;
+	if (segs == max_t(u64, e->b, 1))
+		return false;
+	deter_rpl_diverge(rpl, DETER_RPL_SEGS_FMT, e->seq,
+			  (u64)ntohs(ip_hdr(skb)->id), segs, max_t(u64, e->b, 1),
+			  deter_rpl_regrouped);
+	return true;
+}
+
+/**
+ * deter_replay_req_rx() - a segment reached a request socket
+ * @sk: the request socket (TCP_NEW_SYN_RECV), unlocked; in softirq,
+ *	under RCU
+ * @skb: the segment, its IPCB intact
+ *
+ * The segments that will create a replayed passive end are made its
+ * first arrival as the original's driver built it, when its log has that
+ * arrival's shape (deter_rpl_shape_child()), and go on at once.
+ *
+ * Return: true if the replay took @skb.
+ */
+bool deter_replay_req_rx(struct sock *sk, struct sk_buff *skb)
+{
+	struct sk_buff_head out;
+	struct deter_rpl *rpl;
+	struct sk_buff *f;
+	bool taken;
+
+	if (!READ_ONCE(deter_rpl_armed) || skb->protocol != htons(ETH_P_IP) ||
+	    skb->skb_iif == LOOPBACK_IFINDEX)
+		return false;
+	/* Addresses are the listener's, as for the child: matched by ports. */
+	rpl = deter_rpl_find_child(sk->sk_num, ntohs(sk->sk_dport));
+	if (!rpl || !rpl->shaped)
+		return false;
+	__skb_queue_head_init(&out);
+	spin_lock(&rpl->lock);
+	taken = deter_rpl_shape_child(rpl, skb, &out);
+	spin_unlock(&rpl->lock);
+	while ((f = __skb_dequeue(&out)))
+		deter_rpl_reinject(sk, f, false);
+	return taken;
 }
 
 /**

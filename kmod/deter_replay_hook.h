@@ -22,6 +22,7 @@ bool deter_replay_sk_lock(struct sock *sk, enum deter_site site, bool *run);
 void deter_replay_sk_lock_wait(struct sock *sk);
 bool deter_replay_sk_backlog_check(struct sock *sk, bool release);
 bool deter_replay_sk_rx(struct sock *sk, struct sk_buff *skb, bool *taken);
+bool deter_replay_req_rx(struct sock *sk, struct sk_buff *skb);
 bool deter_replay_sk_call(struct sock *sk, enum deter_call call, u64 arg,
 			  u32 flags);
 bool deter_replay_sk_call_done(struct sock *sk, enum deter_call call,

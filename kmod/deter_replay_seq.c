@@ -462,3 +462,21 @@ u32 deter_rpl_rx_find(const struct deter_rpl *rpl, bool syn, bool ctl, u64 idx)
 			return i;
 	return rpl->hdr.nevents;
 }
+
+/*
+ * The VALUE CHILD_IPID event, a passive end's first arrival, within the
+ * lookahead from the script's start, or U32_MAX.
+ */
+u32 deter_rpl_child_ev(const struct deter_rpl *rpl)
+{
+	const struct deter_replay_ev *e;
+	u32 i;
+
+	for (i = 0; i < rpl->hdr.nevents && i < DETER_RPL_LOOKAHEAD; i++) {
+		e = &rpl->ev[i];
+		if (e->type == DETER_EV_VALUE && e->sub == DETER_V_CHILD_IPID)
+			return i;
+	}
+	return U32_MAX;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_child_ev);

@@ -34,6 +34,9 @@ struct task_struct;
  * owner takes: a bound on a hook's work, wider than any reordering seen.
  */
 #define DETER_RPL_LOOKAHEAD	8192
+
+/* A reason, in words, that goes into a divergence's message. */
+#define DETER_RPL_WHY_LEN	128
 /* Segments held back per socket: a window's worth at 1 KiB MSS. */
 #define DETER_RPL_MAX_HELD	1024
 
@@ -87,6 +90,8 @@ struct deter_rpl {
 	bool ipid_given;		/* the first IP ID was handed out */
 	u32 diverged_nr;		/* deter_rpl_diverged at its divergence */
 	char msg[192];			/* why it diverged */
+	/* why the first arrival of a passive end was not made as logged */
+	char child_why[DETER_RPL_WHY_LEN];
 
 	/*
 	 * Arrivals rebuilt in their logged shape (deter_shape.c), when the
@@ -186,6 +191,7 @@ bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn, bool ctl,
 			u64 idx);
 u32 deter_rpl_rx_find(const struct deter_rpl *rpl, bool syn, bool ctl, u64 idx);
 bool deter_rpl_skb_ctl(const struct sk_buff *skb);
+u32 deter_rpl_child_ev(const struct deter_rpl *rpl);
 u64 deter_rpl_rx_idx(const struct deter_sock *ds, const struct sk_buff *skb);
 struct sk_buff *deter_rpl_held_find(struct deter_rpl *rpl,
 				    const struct deter_replay_ev *e);

@@ -23,6 +23,7 @@
 
 #include "deter_replay_shape.h"
 
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/skbuff.h>
 #include <net/ip.h>
@@ -96,42 +97,84 @@ static bool deter_rpl_shape_hold(struct deter_rpl *rpl, struct sk_buff *skb,
 		kfree_skb(skb);
 		return false;
 	}
-	/* Its cb is its first segment's, whose IPCB is back in place. */
-	skb->mark = DETER_RPL_SHAPED_MARK;
 	__skb_queue_tail(&rpl->held, skb);
 	return true;
+}
+
+/*
+ * Rebuild rpl->frames, an arrival's segments, in shape @want. Return:
+ * the arrival, marked as made; with @why empty, or saying how it differs
+ * from @want. NULL if it cannot be rebuilt (@why says why): the segments
+ * stay on rpl->frames. Under rpl->lock.
+ */
+static struct sk_buff *deter_rpl_shape_make(struct deter_rpl *rpl,
+					    const struct deter_shape *want,
+					    char *why, size_t len)
+{
+	struct deter_shape have;
+	struct sk_buff *skb;
+	const char *what;
+	u32 vh, vw;
+
+	why[0] = '\0';
+	skb = deter_shape_build(&rpl->frames, want, rpl->frames_segs,
+				&rpl->pages, &what);
+	rpl->frames_segs = 0;
+	if (!skb) {
+		snprintf(why, len, "its arrival cannot be rebuilt: %s", what);
+		return NULL;
+	}
+	__skb_queue_purge_reason(&rpl->frames, SKB_CONSUMED);
+	deter_shape_of(skb, &rpl->tail, &have);
+	what = deter_shape_diff(&have, want, &vh, &vw);
+	if (what)
+		snprintf(why, len, "its arrival was rebuilt with %s %u, logged %u",
+			 what, vh, vw);
+	/* Its cb is its first segment's, whose IPCB is back in place. */
+	skb->mark = DETER_RPL_SHAPED_MARK;
+	return skb;
 }
 
 /* Rebuild the arrival of RX event @j from rpl->frames, and hold it. */
 static void deter_rpl_shape_done(struct deter_rpl *rpl, u32 j,
 				 const struct deter_shape *want, u64 idx)
 {
-	struct deter_shape have;
-	const char *why, *what;
+	char why[DETER_RPL_WHY_LEN];
 	struct sk_buff *skb;
-	u32 vh, vw;
 
-	skb = deter_shape_build(&rpl->frames, want, rpl->frames_segs,
-				&rpl->pages, &why);
-	rpl->frames_segs = 0;
+	skb = deter_rpl_shape_make(rpl, want, why, sizeof(why));
 	if (!skb) {
 		/* TCP gets them as they came when the replay ends. */
 		skb_queue_splice_tail_init(&rpl->frames, &rpl->held);
-		deter_rpl_shape_diverge(rpl, j, idx,
-					"its arrival cannot be rebuilt: %s", why);
+		deter_rpl_shape_diverge(rpl, j, idx, "%s", why);
 		return;
 	}
-	__skb_queue_purge_reason(&rpl->frames, SKB_CONSUMED);
-	deter_shape_of(skb, &rpl->tail, &have);
-	what = deter_shape_diff(&have, want, &vh, &vw);
-	if (what) {
-		deter_rpl_shape_diverge(rpl, j, idx,
-					"its arrival was rebuilt with %s %u, logged %u",
-					what, vh, vw);
+	if (why[0]) {
+		deter_rpl_shape_diverge(rpl, j, idx, "%s", why);
 		kfree_skb(skb);
 		return;
 	}
 	deter_rpl_shape_hold(rpl, skb, j);
+}
+
+/*
+ * Take @skb, a segment of the arrival being rebuilt, onto rpl->frames,
+ * where it may outlive this RCU section and re-enter tcp_v4_rcv() as it
+ * is (deter_rpl_let_go()). Return: false if it has no route to keep.
+ */
+static bool deter_rpl_shape_take(struct deter_rpl *rpl, struct sk_buff *skb,
+				 bool filled)
+{
+	if (!skb_dst_force(skb))
+		return false;
+	/* tcp_v4_fill_cb() moved the IPCB of a segment for a full socket. */
+	if (filled)
+		memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
+			sizeof(struct inet_skb_parm));
+	__skb_queue_tail(&rpl->frames, skb);
+	rpl->frames_segs += deter_conn_rx_segs(skb);
+	rpl->frames_next += deter_conn_rx_segs(skb);
+	return true;
 }
 
 /**
@@ -184,14 +227,10 @@ bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 					rpl->frames_segs + n, segs);
 		return true;
 	}
-	if (!skb_dst_force(skb)) {	/* it outlives this RCU section */
+	if (!deter_rpl_shape_take(rpl, skb, true)) {
 		deter_rpl_shape_diverge(rpl, j, idx, "no route to hold it with");
 		return true;
 	}
-	/* It may re-enter tcp_v4_rcv() as it is (deter_rpl_let_go()). */
-	memmove(IPCB(skb), &TCP_SKB_CB(skb)->header.h4,
-		sizeof(struct inet_skb_parm));
-	__skb_queue_tail(&rpl->frames, skb);
 	/*
 	 * The IP ID series is where the log has it, as it will be when the
 	 * arrival reaches TCP: a segment the log has not that comes before
@@ -200,11 +239,101 @@ bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 	rpl->ds->rx_ref = idx;
 	rpl->ds->rx_primed = true;
 	*taken = true;
-	rpl->frames_segs += n;
-	rpl->frames_next += n;
 	if (rpl->frames_segs == segs) {
 		deter_rpl_shape_done(rpl, j, &want, idx);
 		deter_rpl_kick(rpl, 0);
 	}
 	return true;
 }
+
+/*
+ * The replay could not make the passive end's first arrival: its
+ * segments go on as they came (to @out), and the replay diverges when the
+ * end is created (deter_replay_clone()). Under rpl->lock.
+ */
+static __printf(3, 4) void deter_rpl_shape_child_fail(struct deter_rpl *rpl,
+						      struct sk_buff_head *out,
+						      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rpl->child_why, sizeof(rpl->child_why), fmt, ap);
+	va_end(ap);
+	skb_queue_splice_tail_init(&rpl->frames, out);
+	rpl->frames_segs = 0;
+}
+
+/**
+ * deter_rpl_shape_child() - make the segments that create a passive end
+ *	the arrival they were
+ * @rpl: the script of the end they create, not bound yet; under rpl->lock
+ * @skb: a segment that reached the end's request socket; its IPCB intact
+ * @out: segments the caller re-enters into tcp_v4_rcv(), unlocked, in
+ *	order: the rebuilt arrival, or segments that go on as they came
+ *
+ * The end's first arrival has no RX event but VALUE CHILD_IPID, and the
+ * shape logged right before that is its own when it carried data (the
+ * handshake's ACK was lost: deter_rec_synack_emit()). Its segments are
+ * taken as they come; the arrival they make is due at once, being what
+ * creates the end, and the end checks its segments (deter_replay_clone()).
+ *
+ * Return: true if the replay took @skb.
+ */
+bool deter_rpl_shape_child(struct deter_rpl *rpl, struct sk_buff *skb,
+			   struct sk_buff_head *out)
+{
+	const struct deter_replay_ev *e;
+	char why[DETER_RPL_WHY_LEN];
+	struct deter_shape want;
+	struct sk_buff *made;
+	u32 j = deter_rpl_child_ev(rpl);
+	u16 id = ntohs(ip_hdr(skb)->id);
+	u64 segs;
+
+	if (skb->mark == DETER_RPL_SHAPED_MARK || rpl->child_why[0] ||
+	    j == U32_MAX || !j ||
+	    !deter_rpl_is_shape(&rpl->ev[j - 1]) ||
+	    ((const struct tcphdr *)skb->data)->syn)
+		return false;
+	e = &rpl->ev[j];
+	segs = max_t(u64, e->b, 1);
+	if (skb_queue_empty(&rpl->frames)) {
+		if (id != (u16)e->a)
+			return false;	/* not its first: the end says */
+		rpl->frames_ev = j;
+		rpl->frames_next = e->a;
+	} else if (id != (u16)rpl->frames_next) {
+		deter_rpl_shape_child_fail(rpl, out,
+					   "segment ipid %u came while its first arrival, ipid %llu, waited for ipid %u",
+					   id, e->a & 0xffff,
+					   (u16)rpl->frames_next);
+		return false;
+	}
+	if (rpl->frames_segs + deter_conn_rx_segs(skb) > segs ||
+	    segs > DETER_RPL_MAX_FRAMES) {
+		deter_rpl_shape_child_fail(rpl, out,
+					   "its first arrival, ipid %llu, got %u segments, logged %llu",
+					   e->a & 0xffff,
+					   rpl->frames_segs + deter_conn_rx_segs(skb),
+					   segs);
+		return false;
+	}
+	if (!deter_rpl_shape_take(rpl, skb, false)) {
+		deter_rpl_shape_child_fail(rpl, out,
+					   "no route to hold its first arrival with");
+		return false;
+	}
+	if (rpl->frames_segs < segs)
+		return true;
+	deter_shape_unpack(rpl->ev[j - 1].a, rpl->ev[j - 1].b,
+			   rpl->ev[j - 1].c, &want);	/* validated */
+	made = deter_rpl_shape_make(rpl, &want, why, sizeof(why));
+	if (!made || why[0])
+		deter_rpl_shape_child_fail(rpl, out, "its first arrival, ipid %llu: %s",
+					   e->a & 0xffff, why);
+	if (made)
+		__skb_queue_tail(out, made);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_shape_child);

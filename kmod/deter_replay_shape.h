@@ -20,5 +20,7 @@ struct deter_rpl;
 
 bool deter_rpl_shape_rx(struct deter_rpl *rpl, struct sk_buff *skb, u64 idx,
 			bool *taken);
+bool deter_rpl_shape_child(struct deter_rpl *rpl, struct sk_buff *skb,
+			   struct sk_buff_head *out);
 
 #endif /* _DETER_REPLAY_SHAPE_H */

@@ -143,11 +143,11 @@ fi
 # recorded on the NIC topology (testbed/run --nics), once per NIC model.
 # Unmodified programs under loss too: a bulk transfer (nginx serving
 # files) and an RPC workload (memcached). vm-nic-ci, CI's part of it: the
-# first six on virtio-net, the other six on e1000e, each scenario on one
+# first six on virtio-net, the other seven on e1000e, each scenario on one
 # model, both drivers in each run.
 nic_replays=(tests/replay/{bulk,rpc,data_drop,tail_drop,syn_loss}.sh tests/apps/nginx_files_loss.sh
 	     tests/replay/{reorder,ecn_dctcp,zero_window,short_behind_long}.sh
-	     tests/apps/{iperf3_parallel,memcached_loss}.sh)
+	     tests/apps/{iperf3_parallel,memcached_loss}.sh tests/replay/handshake_late_ack.sh)
 declare -A nic_ci=([virtio]="${nic_replays[*]:0:6}" [e1000e]="${nic_replays[*]:6}")
 
 # vm-debug, the part of the suite CI runs on the debug kernel: KUnit,

@@ -6,14 +6,24 @@
 # by QEMU (tests/bench/insns.c, one TCG thread), not timed: guest CPU time
 # under TCG varies by tens of percent between identical runs.
 #
-#   tests/bench/cpu_insns.sh      (make bench runs it; prints one line per
-#                                  workload, medians of ROUNDS runs each)
+#   tests/bench/cpu_insns.sh [--nics MODEL]
+#                                 (make bench runs it; prints one line per
+#                                  workload, medians of ROUNDS runs each;
+#                                  --nics: on the NIC topology, testbed/run's)
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+nics=()
+if [ $# -gt 0 ]; then
+	if [ "$1" != --nics ] || [ $# -ne 2 ]; then
+		echo "usage: tests/bench/cpu_insns.sh [--nics virtio|e1000e]" >&2
+		exit 2
+	fi
+	nics=(--nics "$2")
+fi
 tmp=$(mktemp -d /tmp/deter-cpu.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-"$top/testbed/run" --tcg-single --timeout 3600 \
+"$top/testbed/run" --tcg-single --timeout 3600 ${nics[@]+"${nics[@]}"} \
 	--plugin "$top/build/tests/bench/insns.so,out=$tmp/marks" -- \
 	"$top/tests/bench/cpu.sh" > "$tmp/out" 2>&1
 rc=$?

@@ -27,6 +27,7 @@ cd "$top" || exit 1
 nic_replays=$(printf 'tests/replay/%s.sh ' bulk rpc data_drop tail_drop syn_loss \
 	reorder ecn_dctcp zero_window short_behind_long)
 nic_replays+=$(printf 'tests/apps/%s.sh ' iperf3_parallel nginx_files_loss memcached_loss)
+nic_replays+=tests/replay/handshake_late_ack.sh
 
 # The parts: name, then the command make bench runs, as one string.
 parts=(
@@ -36,6 +37,7 @@ parts=(
 	replay "testbed/run --timeout 5400 -- tests/bench/replay.sh"
 	apps "testbed/run --timeout 9000 -- tests/bench/apps.sh"
 	record_virtio "testbed/run --nics virtio --timeout 3000 -- tests/bench/record.sh"
+	cpu_insns_virtio "tests/bench/cpu_insns.sh --nics virtio"
 	replay_virtio "testbed/run --nics virtio --timeout 7200 -- tests/bench/replay.sh $nic_replays"
 	replay_e1000e "testbed/run --nics e1000e --timeout 7200 -- tests/bench/replay.sh $nic_replays"
 )
@@ -103,6 +105,8 @@ about() {
 	record_virtio) echo "The recording part's storage and CPU on the NIC topology (testbed/run --nics virtio:" \
 		"a real driver's receive buffers, NAPI and GRO, GSO in software), where GRO makes fewer, larger" \
 		"arrivals and each arrival's skb shape is logged: set beside the record part's veth figures." ;;
+	cpu_insns_virtio) echo "The cpu_insns part on the NIC topology (tests/bench/cpu_insns.sh --nics virtio):" \
+		"the same workloads behind a real driver, NAPI and GRO, beside the cpu_insns part's veth figures." ;;
 	replay_virtio|replay_e1000e) echo "The replay part on the NIC topology (testbed/run --nics ${1#replay_})," \
 		"for the scenarios tests/check.sh's vm-nic group runs: recorded behind the driver and GRO, replayed" \
 		"on veth with each arrival rebuilt in its logged shape." ;;

@@ -7,15 +7,20 @@
  * header-only kmalloc head with a fragment per frame (virtio-net's
  * mergeable buffers, merged by GRO), fragments past MAX_SKB_FRAGS in a
  * frag_list, and fragments contiguous with the arrival that holds the
- * bytes before theirs.
+ * bytes before theirs. Then a passive end's first arrival, taken at its
+ * request socket (deter_rpl_shape_child()).
  */
 #include <kunit/test.h>
 #include <linux/ip.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
+#include <net/dst.h>
 #include <net/ip.h>
 #include <net/tcp.h>
 
+#include "../../include/deter_abi.h"
+#include "deter_replay_seq.h"
+#include "deter_replay_shape.h"
 #include "deter_shape.h"
 
 #define DETER_SHAPE_TEST_THL	32	/* a TCP header with timestamps */
@@ -347,12 +352,115 @@ static void deter_shape_refuse_test(struct kunit *test)
 	deter_shape_pages_free(&pg);
 }
 
+/* The route a segment for the request socket holds; never released. */
+static struct dst_entry deter_shape_test_dst;
+
+/* Segment @k of the child test flow, routed as tcp_v4_rcv() has it. */
+static struct sk_buff *deter_shape_child_seg(struct kunit *test,
+					     unsigned int k)
+{
+	struct sk_buff *skb = deter_shape_seg(test, k, 1448, 0);
+
+	dst_hold(&deter_shape_test_dst);
+	skb_dst_set(skb, &deter_shape_test_dst);
+	return skb;
+}
+
+/*
+ * A script whose passive end's first arrival is segments 0 to 3 (IP IDs
+ * 1000 to 1003) merged by GRO in shape @s.
+ */
+static struct deter_rpl *deter_shape_child_script(struct kunit *test,
+						  const struct deter_shape *s)
+{
+	struct deter_rpl *rpl = kunit_kzalloc(test, sizeof(*rpl), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rpl);
+	rpl->ev = kunit_kcalloc(test, 2, sizeof(*rpl->ev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rpl->ev);
+	rpl->ev[0].type = DETER_EV_NET;
+	rpl->ev[0].sub = DETER_NET_SHAPE;
+	deter_shape_pack(s, &rpl->ev[0].a, &rpl->ev[0].b, &rpl->ev[0].c);
+	rpl->ev[1].type = DETER_EV_VALUE;
+	rpl->ev[1].sub = DETER_V_CHILD_IPID;
+	rpl->ev[1].a = 1000;
+	rpl->ev[1].b = 4;
+	rpl->hdr.nevents = 2;
+	rpl->state = DETER_RPL_LOADED;
+	spin_lock_init(&rpl->lock);
+	__skb_queue_head_init(&rpl->frames);
+	return rpl;
+}
+
+/*
+ * The segments that create a passive end are taken at the request socket
+ * until its first arrival is whole, then handed on rebuilt in its logged
+ * shape; a segment that is not the arrival's first goes on as it came,
+ * and one out of turn hands on what was taken and says why.
+ */
+static void deter_shape_child_test(struct kunit *test)
+{
+	struct deter_shape s = {
+		.truesize = 9088, .headroom = 66, .headlen = DETER_SHAPE_TEST_THL + 62,
+		.gso_size = 1448, .nr_frags = 4, .runs = 2, .run_len = { 1000 },
+	};
+	struct deter_shape have;
+	struct deter_shape_tails tail = {};
+	struct sk_buff_head out;
+	struct deter_rpl *rpl;
+	struct sk_buff *skb;
+	unsigned int k;
+
+	rcuref_init(&deter_shape_test_dst.__rcuref, 1);
+	s.end_offset = deter_shape_kmalloc_end(256);
+	__skb_queue_head_init(&out);
+
+	/* Whole: held until its fourth segment, then handed on rebuilt. */
+	rpl = deter_shape_child_script(test, &s);
+	skb = deter_shape_child_seg(test, 1);
+	KUNIT_EXPECT_FALSE(test, deter_rpl_shape_child(rpl, skb, &out));
+	kfree_skb(skb);
+	for (k = 0; k < 4; k++) {
+		KUNIT_EXPECT_TRUE(test, deter_rpl_shape_child(rpl, deter_shape_child_seg(test, k),
+							      &out));
+		KUNIT_EXPECT_EQ(test, skb_queue_len(&out), k == 3 ? 1U : 0U);
+	}
+	skb = __skb_dequeue(&out);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, skb->mark, DETER_RPL_SHAPED_MARK);
+	deter_shape_of(skb, &tail, &have);
+	KUNIT_EXPECT_TRUE(test, deter_shape_eq(&have, &s));
+	KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(skb)->id), 1000);
+	KUNIT_EXPECT_STREQ(test, rpl->child_why, "");
+	/* The rebuilt arrival re-enters tcp_v4_rcv(): left alone there. */
+	KUNIT_EXPECT_FALSE(test, deter_rpl_shape_child(rpl, skb, &out));
+	kfree_skb(skb);
+	deter_shape_pages_free(&rpl->pages);
+
+	/* Out of turn: what was taken goes on, the reason kept. */
+	rpl = deter_shape_child_script(test, &s);
+	KUNIT_EXPECT_TRUE(test, deter_rpl_shape_child(rpl, deter_shape_child_seg(test, 0),
+						      &out));
+	skb = deter_shape_child_seg(test, 2);
+	KUNIT_EXPECT_FALSE(test, deter_rpl_shape_child(rpl, skb, &out));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&out), 1U);
+	KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(skb_peek(&out))->id), 1000);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(rpl->child_why, "ipid 1002"));
+	/* Once it failed, its segments go on as they come. */
+	KUNIT_EXPECT_FALSE(test, deter_rpl_shape_child(rpl, skb_peek(&out), &out));
+	kfree_skb(skb);
+	__skb_queue_purge(&out);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&rpl->frames));
+	deter_shape_pages_free(&rpl->pages);
+}
+
 static struct kunit_case deter_shape_test_cases[] = {
 	KUNIT_CASE(deter_shape_pack_test),
 	KUNIT_CASE(deter_shape_linear_test),
 	KUNIT_CASE(deter_shape_gro_test),
 	KUNIT_CASE(deter_shape_cont_test),
 	KUNIT_CASE(deter_shape_refuse_test),
+	KUNIT_CASE(deter_shape_child_test),
 	{}
 };
 

@@ -19,6 +19,19 @@ workload() {
 	tcpwl_pair '' '--bytes 200000'
 }
 
+# B's log: a data segment created its connection (its shape is logged
+# right before the child's first arrival, CHILD_IPID), and arrived late.
+child_check() {
+	local id
+
+	CHECK_RC=0
+	net_check "$@"
+	id=$(log_id "$B_IP:5201" "$A_IP:[0-9]*")
+	"$DETER" show -d "$LOGS" "$id" > "$TB_TMP/show-b.txt"
+	grep -B1 -m1 ' value      child_ipid ' "$TB_TMP/show-b.txt" | grep -q ' net        shape '
+	log_test $? "$1: a data segment created B's connection (log $id: $(grep -m1 'child_ipid' "$TB_TMP/show-b.txt"))"
+}
+
 CAPTURE_IN=b
-scenario_run handshake_late_ack net_check handshake_late_ack b 0 1 0
+scenario_run handshake_late_ack child_check handshake_late_ack b 0 1 0
 exit $RET
