@@ -844,6 +844,14 @@ enum deter_abi_missing {
 	 * DETER_LOG_SETTINGS_CHANGED
 	 */
 	DETER_MISSING_SETTINGS = 4,
+	/*
+	 * The passive end's request socket sent its SYN-ACK again when its
+	 * timer expired (reqsk_timer_handler()): the new end starts with
+	 * those timeouts counted (total_rto, undo_marker, retrans_stamp),
+	 * and the replay does not run that timer at the original's moment
+	 * (DETER_LOG_MISSING_VALUES)
+	 */
+	DETER_MISSING_SYNACK_TIMER = 5,
 };
 
 /* The VALUE events that carry a second number, b. */

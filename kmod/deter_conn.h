@@ -102,6 +102,7 @@ struct deter_sock {
 	u16 child_segs;			/* its segments (GRO) */
 	bool child_syn;			/* it was a SYN (TCP Fast Open) */
 	bool child_shape;		/* it had payload: rx_shape is its shape */
+	bool child_rto;			/* its SYN-ACK timer expired first */
 	u64 rx_next;			/* IP ID index expected next */
 	u32 rx_zero_wnd;		/* segments advertising a zero window */
 	u64 rx_shape[3];		/* the last NET SHAPE logged: a, b, c */

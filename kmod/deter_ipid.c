@@ -69,25 +69,48 @@ EXPORT_SYMBOL_IF_KUNIT(deter_ipid_classify);
 /**
  * deter_ipid_head_gap() - the packets lost before a passive end's first
  * @syn_id: the IP ID of the SYN its handshake began with
+ * @again: the IDs of SYNs the peer sent again that reached this host
+ *	before the end existed
+ * @nagain: how many (at most DETER_IPID_SYN_AGAIN)
  * @first_id: the IP ID of the segment that created it
- * @start: set to the first lost packet's index (@first_id's index is
- *	@first_id itself)
+ * @gaps: set to the runs lost, in index order (room for @nagain + 1)
  *
- * The peer numbered its packets after the SYN from @syn_id + 1 on; those
- * before @first_id never came. Valid only when the peer sent no SYN
- * after @syn_id that reached this host (it would have taken an ID).
+ * The peer numbered its packets after the SYN from @syn_id + 1 on; each
+ * ID before @first_id was taken by a SYN in @again, or by a packet that
+ * never came. Indices count back from @first_id's, which is @first_id.
  *
- * Return: how many were lost; 0 also when the gap is not a plausible
- * loss (@first_id at or before @syn_id, 2^15 or more apart) or would
- * start below index 0 (the index series starts at @first_id).
+ * Return: how many runs; 0 also when the gap is not a plausible loss
+ * (@first_id at or before @syn_id, 2^15 or more apart). A run that would
+ * start below index 0 is left out.
  */
-u32 deter_ipid_head_gap(u16 syn_id, u16 first_id, u64 *start)
+unsigned int deter_ipid_head_gap(u16 syn_id, const u16 *again,
+				 unsigned int nagain, u16 first_id,
+				 struct deter_ipid_run *gaps)
 {
-	u16 n = first_id - syn_id - 1;
+	u16 back[DETER_IPID_SYN_AGAIN + 1], d;
+	unsigned int n = 1, i, j, runs = 0;
+	u32 lost;
 
-	if (n >= 0x8000 || n > first_id)
+	/* Each ID as its distance back from @first_id, farthest first. */
+	back[0] = first_id - syn_id;
+	if (nagain > DETER_IPID_SYN_AGAIN || !back[0] || back[0] > 0x8000)
 		return 0;
-	*start = first_id - n;
-	return n;
+	for (i = 0; i < nagain; i++) {
+		d = first_id - again[i];
+		if (!d || d >= back[0])
+			continue;	/* not between the SYN and @first_id */
+		for (j = n; j > 0 && back[j - 1] < d; j--)
+			back[j] = back[j - 1];
+		back[j] = d;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		lost = back[i] - (i + 1 < n ? back[i + 1] : 0) - 1;
+		if (!lost || back[i] - 1 > first_id)
+			continue;
+		gaps[runs].start = first_id - back[i] + 1;
+		gaps[runs++].count = lost;
+	}
+	return runs;
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_ipid_head_gap);

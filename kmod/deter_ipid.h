@@ -25,6 +25,17 @@ enum deter_ipid_class {
 
 u64 deter_ipid_extend(u64 ref, u16 id);
 enum deter_ipid_class deter_ipid_classify(u64 expected, u64 idx);
-u32 deter_ipid_head_gap(u16 syn_id, u16 first_id, u64 *start);
+/* SYNs sent again before a passive end's first arrival, at most. */
+#define DETER_IPID_SYN_AGAIN	4
+
+/* A run of lost packets: the first's index, and how many. */
+struct deter_ipid_run {
+	u64 start;
+	u32 count;
+};
+
+unsigned int deter_ipid_head_gap(u16 syn_id, const u16 *again,
+				 unsigned int nagain, u16 first_id,
+				 struct deter_ipid_run *gaps);
 
 #endif /* _DETER_IPID_H */

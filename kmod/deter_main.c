@@ -186,9 +186,13 @@ static noinline bool deter_op_rx_replay(struct sock *sk, struct sk_buff *skb)
 
 static bool deter_op_rx(struct sock *sk, struct sk_buff *skb)
 {
-	/* A request socket's: recording logs it with the child it creates. */
-	if (sk->sk_state == TCP_NEW_SYN_RECV)
-		return deter_replay_active() && deter_replay_req_rx(sk, skb);
+	/* A request socket's: the child's log has it (or its handshake's). */
+	if (sk->sk_state == TCP_NEW_SYN_RECV) {
+		if (deter_replay_active() && deter_replay_req_rx(sk, skb))
+			return true;
+		deter_rec_req_rx(sk, skb);
+		return false;
+	}
 	if (deter_replay_active())
 		return deter_op_rx_replay(sk, skb);
 	deter_rec_sk_rx(sk, skb);

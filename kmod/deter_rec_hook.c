@@ -485,6 +485,8 @@ void deter_rec_clone(struct sock *newsk, const struct sk_buff *skb)
 	if (!ds)
 		return;
 	ds->child = true;
+	/* tcp_create_openreq_child() counted the request's timeouts. */
+	ds->child_rto = tcp_sk(newsk)->total_rto;
 	/*
 	 * tcp_create_openreq_child() stamped the child with the jiffies
 	 * this context read, held or live: its log starts from that value.

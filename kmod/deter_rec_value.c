@@ -410,6 +410,7 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 				      ip_hdr(skb)->saddr,
 				      ntohs(tcp_hdr(skb)->source), true, jiffies);
 		h->n = 0;
+		h->nagain = 0;
 		h->have_syn = true;
 		h->fastopen = fastopen;
 		h->syn_ipid = ntohs(ip_hdr(skb)->id);
@@ -523,6 +524,35 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	return val;
 }
 
+/**
+ * deter_rec_req_rx() - a segment reached a request socket
+ * @req: the request socket (TCP_NEW_SYN_RECV); softirq
+ * @skb: the segment, data at its TCP header
+ *
+ * A SYN the peer sent again took an IP ID of its series before the
+ * child's first arrival: kept with the handshake, so that the packets
+ * lost in between can be told from it (deter_ipid_head_gap()).
+ */
+void deter_rec_req_rx(const struct sock *req, const struct sk_buff *skb)
+{
+	struct deter_rec_hs *h;
+
+	if (!READ_ONCE(deter_rec_armed) || skb->protocol != htons(ETH_P_IP) ||
+	    !((const struct tcphdr *)skb->data)->syn)
+		return;
+	spin_lock_bh(&deter_rec_hs_lock);
+	h = deter_rec_hs_slot(deter_rec_hs, sock_net(req)->ns.inum,
+			      req->sk_rcv_saddr, req->sk_num, req->sk_daddr,
+			      ntohs(req->sk_dport), false, jiffies);
+	if (h && h->have_syn) {
+		if (h->nagain < DETER_IPID_SYN_AGAIN)
+			h->syn_again[h->nagain++] = ntohs(ip_hdr(skb)->id);
+		else
+			h->nagain = U8_MAX;
+	}
+	spin_unlock_bh(&deter_rec_hs_lock);
+}
+
 /* A passive end's handshake values, kept until the child exists. */
 void deter_rec_synack_emit(struct deter_sock *ds, const struct sock *newsk)
 {
@@ -554,21 +584,24 @@ void deter_rec_synack_emit(struct deter_sock *ds, const struct sock *newsk)
 	if (hs.fastopen)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
 			       DETER_MISSING_FASTOPEN, 0, 0);
+	if (ds->child_rto)
+		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
+			       DETER_MISSING_SYNACK_TIMER, 0, 0);
 	/*
 	 * The peer's packets after its SYN that never came: the first ones
-	 * of its series, which no later arrival shows missing. Only when
-	 * one SYN-ACK went out: a SYN the peer sent again that reached the
-	 * request socket had it sent again (tcp_check_req()) and took an
-	 * ID in between. The peer's log pairs with this one for the rest.
+	 * of its series, which no later arrival shows missing. The peer's
+	 * log pairs with this one for the rest.
 	 */
-	if (ds->rx_primed && !ds->child_syn && hs.have_syn && hs.n == 1) {
-		u64 start;
-		u32 lost = deter_ipid_head_gap(hs.syn_ipid, ds->child_ipid,
-					       &start);
+	if (ds->rx_primed && !ds->child_syn && hs.have_syn &&
+	    hs.nagain <= DETER_IPID_SYN_AGAIN) {
+		struct deter_ipid_run gaps[DETER_IPID_SYN_AGAIN + 1];
+		unsigned int n = deter_ipid_head_gap(hs.syn_ipid, hs.syn_again,
+						     hs.nagain, ds->child_ipid,
+						     gaps);
 
-		if (lost)
-			deter_rec_emit(ds, DETER_EV_NET, DETER_NET_GAP, start,
-				       lost, 0);
+		for (i = 0; i < n; i++)
+			deter_rec_emit(ds, DETER_EV_NET, DETER_NET_GAP,
+				       gaps[i].start, gaps[i].count, 0);
 	}
 	/*
 	 * Its first arrival, which the child's log has no RX event for, and

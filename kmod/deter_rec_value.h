@@ -16,6 +16,8 @@
 #include <linux/types.h>
 #include <net/deter.h>
 
+#include "deter_ipid.h"
+
 struct deter_sock;
 struct page_frag;
 struct sk_buff;
@@ -36,6 +38,8 @@ struct deter_rec_hs {
 	bool have_syn;		/* the SYN was seen */
 	bool fastopen;		/* a Fast Open SYN: its option, or data */
 	u16 syn_ipid;		/* the SYN's IP ID */
+	u8 nagain;		/* IDs in syn_again[]; more: U8_MAX */
+	u16 syn_again[DETER_IPID_SYN_AGAIN];	/* SYNs sent again, arrived */
 	unsigned long stamp;	/* when claimed, jiffies */
 	u64 ns[DETER_REC_SYNACK_MAX];	/* SYN-ACK clock reads, ns */
 };
@@ -45,6 +49,7 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 bool deter_rec_page_frag_refill(struct sock *sk, struct page_frag *pfrag);
 void deter_rec_page_frag_send(struct deter_sock *ds, struct sock *sk, bool done);
 void deter_rec_synack_emit(struct deter_sock *ds, const struct sock *newsk);
+void deter_rec_req_rx(const struct sock *req, const struct sk_buff *skb);
 
 void deter_rec_jiffies(struct deter_sock *ds);
 unsigned long deter_rec_jiffies_read(void);

@@ -74,6 +74,8 @@ const char *rec_missing_what(uint64_t why)
 		return "TCP Fast Open: cookies from the server's key and the client's cache";
 	case DETER_MISSING_SETTINGS:
 		return "a setting TCP reads changed during the connection";
+	case DETER_MISSING_SYNACK_TIMER:
+		return "a SYN-ACK its request socket's timer sent again (not replayed)";
 	}
 	return NULL;
 }

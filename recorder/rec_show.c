@@ -393,6 +393,8 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			printf(",\"why\":\"unseen calls\"");
 		else if (e->sub == DETER_V_MISSING && json && e->a == DETER_MISSING_FASTOPEN)
 			printf(",\"why\":\"fast open\"");
+		else if (e->sub == DETER_V_MISSING && json && e->a == DETER_MISSING_SYNACK_TIMER)
+			printf(",\"why\":\"synack timer\"");
 		else if (e->sub == DETER_V_MISSING && e->a == DETER_MISSING_SETTINGS)
 			rec_show_settings(log, e, json);
 		else if (e->sub == DETER_V_MISSING && !json && rec_missing_what(e->a))

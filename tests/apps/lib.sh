@@ -272,8 +272,9 @@ app_replay_all() {
 		p=${c#*:}
 		ID=$(log_id "$A_IP:$p" "$B_IP:${c%:*}")
 		[ -n "$ID" ] || continue
-		hdrseq_split "$TB_TMP/a0.pcap" "$TB_TMP/a.truth" "src port $p"
-		hdrseq_split "$TB_TMP/b0.pcap" "$TB_TMP/b.truth" "dst port $p"
+		# By both ports: A may use a port again towards another of B's.
+		hdrseq_split "$TB_TMP/a0.pcap" "$TB_TMP/a.truth" "src port $p and dst port ${c%:*}"
+		hdrseq_split "$TB_TMP/b0.pcap" "$TB_TMP/b.truth" "dst port $p and src port ${c%:*}"
 		DIVERGED_SHOWN= SERVER_PORT=${c%:*} CLIENT_PORT=$p
 		BENCH_NAME=$name BENCH_CONN=$p
 		for i in $(seq "$REPLAYS"); do
@@ -293,8 +294,8 @@ app_replay_local() {
 	for p in $APP_LOCAL_CONNS; do
 		ID=$(log_id "$A_IP:$p" "$B_IP:$port")
 		[ -n "$ID" ] || continue
-		hdrseq_split "$TB_TMP/lo.pcap" "$TB_TMP/a.truth" "src port $p"
-		hdrseq_split "$TB_TMP/lo.pcap" "$TB_TMP/b.truth" "dst port $p"
+		hdrseq_split "$TB_TMP/lo.pcap" "$TB_TMP/a.truth" "src port $p and dst port $port"
+		hdrseq_split "$TB_TMP/lo.pcap" "$TB_TMP/b.truth" "dst port $p and src port $port"
 		DIVERGED_SHOWN= SERVER_PORT=$port CLIENT_PORT=$p
 		BENCH_NAME=$name BENCH_CONN=lo$p
 		for i in $(seq "$REPLAYS"); do

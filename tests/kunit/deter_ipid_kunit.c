@@ -47,25 +47,60 @@ static void deter_ipid_classify_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, deter_ipid_classify(10, 9), DETER_IPID_LATE);
 }
 
+/* deter_ipid_head_gap() with the SYNs sent again in @again; @want runs. */
+static void deter_ipid_head_gap_expect(struct kunit *test, u16 syn,
+				       const u16 *again, unsigned int nagain,
+				       u16 first, unsigned int n,
+				       const struct deter_ipid_run *want)
+{
+	struct deter_ipid_run got[DETER_IPID_SYN_AGAIN + 1] = {};
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, deter_ipid_head_gap(syn, again, nagain, first, got), n);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, got[i].start, want[i].start);
+		KUNIT_EXPECT_EQ(test, got[i].count, want[i].count);
+	}
+}
+
 static void deter_ipid_head_gap_test(struct kunit *test)
 {
-	u64 start = 0;
+	static const struct {
+		u16 syn, first;
+		u16 again[DETER_IPID_SYN_AGAIN + 1];
+		unsigned int nagain, n;
+		struct deter_ipid_run want[2];
+	} cases[] = {
+		/* The handshake's ACK created the child: nothing lost. */
+		{ 100, 101 },
+		/* The ACK was lost, the first data segment created the child. */
+		{ 100, 102, {}, 0, 1, { { 101, 1 } } },
+		{ 100, 105, {}, 0, 1, { { 101, 4 } } },
+		/* Across the wrap, the lost ones' indexes below the first's. */
+		{ 0xffff, 3, {}, 0, 1, { { 0, 3 } } },
+		/* One more would start below index 0: not counted. */
+		{ 0xfffe, 3 },
+		/* A first ID at or before the SYN's is no loss. */
+		{ 100, 100 },
+		{ 100, 90 },
+		/* A SYN sent again took 101; the ACK, 102, was lost. */
+		{ 100, 103, { 101 }, 1, 1, { { 102, 1 } } },
+		/* The first SYN again was lost, the second came; then the ACK. */
+		{ 100, 103, { 102 }, 1, 1, { { 101, 1 } } },
+		{ 100, 106, { 103, 102 }, 2, 2, { { 101, 1 }, { 104, 2 } } },
+		/* Nothing lost between SYNs that came and the first arrival. */
+		{ 100, 103, { 101, 102 }, 2 },
+		/* SYNs outside the handshake's IDs count for nothing. */
+		{ 100, 102, { 100, 102, 99 }, 3, 1, { { 101, 1 } } },
+		/* More SYNs again than kept: unknown, none counted. */
+		{ 100, 110, { 101, 102, 103, 104, 105 }, 5 },
+	};
+	unsigned int i;
 
-	/* The handshake's ACK created the child: nothing lost. */
-	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 101, &start), 0U);
-	/* The ACK was lost, the first data segment created the child. */
-	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 102, &start), 1U);
-	KUNIT_EXPECT_EQ(test, start, 101ULL);
-	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 105, &start), 4U);
-	KUNIT_EXPECT_EQ(test, start, 101ULL);
-	/* Across the wrap, the lost ones' indexes below the first's. */
-	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(0xffff, 3, &start), 3U);
-	KUNIT_EXPECT_EQ(test, start, 0ULL);
-	/* One more would start below index 0: not counted. */
-	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(0xfffe, 3, &start), 0U);
-	/* A first ID at or before the SYN's is no loss. */
-	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 100, &start), 0U);
-	KUNIT_EXPECT_EQ(test, deter_ipid_head_gap(100, 90, &start), 0U);
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		deter_ipid_head_gap_expect(test, cases[i].syn, cases[i].again,
+					   cases[i].nagain, cases[i].first,
+					   cases[i].n, cases[i].want);
 }
 
 static struct kunit_case deter_ipid_cases[] = {

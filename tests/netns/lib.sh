@@ -253,6 +253,18 @@ switch_drop_first_syn() {
 	switch_nft drop_syn "ip saddr $1 tcp flags & (syn | ack) == syn numgen inc mod 1000000000 == 0 counter drop"
 }
 
+# switch_drop_first_synack FROM: the switch drops the first SYN-ACK from
+# FROM.
+switch_drop_first_synack() {
+	switch_nft drop_synack "ip saddr $1 tcp flags & (syn | ack) == syn | ack numgen inc mod 1000000000 == 0 counter drop"
+}
+
+# switch_drop_first_ack FROM: the switch drops the first pure ACK from
+# FROM (no data, no SYN: the handshake's last).
+switch_drop_first_ack() {
+	switch_nft drop_ack "ip saddr $1 tcp flags == ack ip length <= 52 numgen inc mod 1000000000 == 0 counter drop"
+}
+
 # switch_drop_nth FROM_IP N: drop exactly the Nth (1-based) data-carrying
 # packet from FROM_IP that the switch forwards, and nothing else.
 switch_drop_nth() {

@@ -170,6 +170,8 @@ static void test_missing(void)
 	check_missing(DETER_MISSING_CALLS, DETER_LOG_UNSEEN_CALLS, "incomplete,unseen-calls");
 	check_missing(DETER_MISSING_FASTOPEN, DETER_LOG_MISSING_VALUES,
 		      "incomplete,missing-values");
+	check_missing(DETER_MISSING_SYNACK_TIMER, DETER_LOG_MISSING_VALUES,
+		      "incomplete,missing-values");
 	/* Not incomplete: the log has every event, and the change. */
 	check_missing(DETER_MISSING_SETTINGS, DETER_LOG_SETTINGS_CHANGED,
 		      "complete,settings-changed");
