@@ -201,6 +201,14 @@ enum deter_net {
 	 * shape costs one event.
 	 */
 	DETER_NET_SHAPE,
+	/*
+	 * Not the network's doing either: this passive end's request socket
+	 * timed out and sent its SYN-ACK again (reqsk_timer_handler()) when
+	 * a of the peer's segments had reached it (SYNs sent again, ACKs it
+	 * did not take). Logged with the handshake's values, one per
+	 * timeout, in order; replay runs the timeout there.
+	 */
+	DETER_NET_SYNACK_TIMER,
 	DETER_NET_MAX,
 };
 
@@ -846,9 +854,9 @@ enum deter_abi_missing {
 	DETER_MISSING_SETTINGS = 4,
 	/*
 	 * The passive end's request socket sent its SYN-ACK again when its
-	 * timer expired (reqsk_timer_handler()): the new end starts with
-	 * those timeouts counted (total_rto, undo_marker, retrans_stamp),
-	 * and the replay does not run that timer at the original's moment
+	 * timer expired (reqsk_timer_handler()), and its handshake's record
+	 * lacks when (NET SYNACK_TIMER): the new end starts with those
+	 * timeouts counted (total_rto, undo_marker, retrans_stamp)
 	 * (DETER_LOG_MISSING_VALUES)
 	 */
 	DETER_MISSING_SYNACK_TIMER = 5,

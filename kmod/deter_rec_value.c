@@ -238,6 +238,27 @@ deter_rec_hs_slot(struct deter_rec_hs *tab, u32 netns, __be32 laddr, u16 lport,
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_rec_hs_slot);
 
+/*
+ * A request socket's SYN-ACK timer expired (DETER_VAL_REQ_TIMER): kept
+ * with the peer's segments counted so far, where the replay runs it.
+ */
+static void deter_rec_req_timer(const struct sock *req)
+{
+	struct deter_rec_hs *h;
+
+	spin_lock_bh(&deter_rec_hs_lock);
+	h = deter_rec_hs_slot(deter_rec_hs, sock_net(req)->ns.inum,
+			      req->sk_rcv_saddr, req->sk_num, req->sk_daddr,
+			      ntohs(req->sk_dport), false, jiffies);
+	if (h && h->have_syn) {
+		if (h->ntimer < DETER_REC_SYNACK_MAX)
+			h->timer_at[h->ntimer++] = h->nreq;
+		else
+			h->ntimer = U8_MAX;
+	}
+	spin_unlock_bh(&deter_rec_hs_lock);
+}
+
 /**
  * deter_rec_page_frag_refill() - tcp_sendmsg_locked() refills its page
  *	fragment
@@ -382,6 +403,10 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	if (!READ_ONCE(deter_rec_armed) || what == DETER_VAL_TW_TSVAL)
 		return val;
 	/* A request socket has only the common fields: no sk_protocol. */
+	if (what == DETER_VAL_REQ_TIMER) {
+		deter_rec_req_timer(sk);
+		return val;
+	}
 	if (what == DETER_VAL_SYNACK_CLOCK) {
 		spin_lock_bh(&deter_rec_hs_lock);
 		h = deter_rec_hs_slot(deter_rec_hs, sock_net(sk)->ns.inum,
@@ -411,6 +436,8 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 				      ntohs(tcp_hdr(skb)->source), true, jiffies);
 		h->n = 0;
 		h->nagain = 0;
+		h->nreq = 0;
+		h->ntimer = 0;
 		h->have_syn = true;
 		h->fastopen = fastopen;
 		h->syn_ipid = ntohs(ip_hdr(skb)->id);
@@ -529,26 +556,31 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
  * @req: the request socket (TCP_NEW_SYN_RECV); softirq
  * @skb: the segment, data at its TCP header
  *
- * A SYN the peer sent again took an IP ID of its series before the
- * child's first arrival: kept with the handshake, so that the packets
- * lost in between can be told from it (deter_ipid_head_gap()).
+ * Counted with the handshake, for where its timeouts came among them
+ * (deter_rec_req_timer()). A SYN the peer sent again took an IP ID of
+ * its series before the child's first arrival: kept, so that the
+ * packets lost in between can be told from it (deter_ipid_head_gap()).
  */
 void deter_rec_req_rx(const struct sock *req, const struct sk_buff *skb)
 {
 	struct deter_rec_hs *h;
 
-	if (!READ_ONCE(deter_rec_armed) || skb->protocol != htons(ETH_P_IP) ||
-	    !((const struct tcphdr *)skb->data)->syn)
+	if (!READ_ONCE(deter_rec_armed) || skb->protocol != htons(ETH_P_IP))
 		return;
 	spin_lock_bh(&deter_rec_hs_lock);
 	h = deter_rec_hs_slot(deter_rec_hs, sock_net(req)->ns.inum,
 			      req->sk_rcv_saddr, req->sk_num, req->sk_daddr,
 			      ntohs(req->sk_dport), false, jiffies);
 	if (h && h->have_syn) {
-		if (h->nagain < DETER_IPID_SYN_AGAIN)
-			h->syn_again[h->nagain++] = ntohs(ip_hdr(skb)->id);
-		else
-			h->nagain = U8_MAX;
+		if (h->nreq < U8_MAX)
+			h->nreq++;
+		/* A SYN sent again; an ACK is the child's, or one not taken. */
+		if (((const struct tcphdr *)skb->data)->syn) {
+			if (h->nagain < DETER_IPID_SYN_AGAIN)
+				h->syn_again[h->nagain++] = ntohs(ip_hdr(skb)->id);
+			else
+				h->nagain = U8_MAX;
+		}
 	}
 	spin_unlock_bh(&deter_rec_hs_lock);
 }
@@ -584,7 +616,13 @@ void deter_rec_synack_emit(struct deter_sock *ds, const struct sock *newsk)
 	if (hs.fastopen)
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
 			       DETER_MISSING_FASTOPEN, 0, 0);
-	if (ds->child_rto)
+	/* Where its request socket's timeouts came, if it had any. */
+	if (hs.have_syn && hs.ntimer <= DETER_REC_SYNACK_MAX)
+		for (i = 0; i < hs.ntimer; i++)
+			deter_rec_emit(ds, DETER_EV_NET, DETER_NET_SYNACK_TIMER,
+				       hs.timer_at[i], 0, 0);
+	if (ds->child_rto && (!hs.have_syn || !hs.ntimer ||
+			      hs.ntimer > DETER_REC_SYNACK_MAX))
 		deter_rec_emit(ds, DETER_EV_VALUE, DETER_V_MISSING,
 			       DETER_MISSING_SYNACK_TIMER, 0, 0);
 	/*

@@ -40,6 +40,9 @@ struct deter_rec_hs {
 	u16 syn_ipid;		/* the SYN's IP ID */
 	u8 nagain;		/* IDs in syn_again[]; more: U8_MAX */
 	u16 syn_again[DETER_IPID_SYN_AGAIN];	/* SYNs sent again, arrived */
+	u8 nreq;		/* the peer's segments at the request socket */
+	u8 ntimer;		/* timeouts in timer_at[]; more: U8_MAX */
+	u8 timer_at[DETER_REC_SYNACK_MAX];	/* nreq at each timeout */
 	unsigned long stamp;	/* when claimed, jiffies */
 	u64 ns[DETER_REC_SYNACK_MAX];	/* SYN-ACK clock reads, ns */
 };

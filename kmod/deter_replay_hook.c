@@ -751,15 +751,33 @@ static bool deter_rpl_child_check(struct deter_rpl *rpl,
 	return true;
 }
 
+/*
+ * What reqsk_timer_handler() does when a request socket @sk times out
+ * and sends its SYN-ACK again, here where the log has it: the timer
+ * itself does nothing while its script waits (DETER_VAL_REQ_TIMER).
+ */
+static void deter_rpl_req_timeout(struct sock *sk)
+{
+	struct request_sock *req = inet_reqsk(sk);
+	struct sock *lsk = req->rsk_listener;
+
+	req->rsk_ops->syn_ack_timeout(req);
+	inet_rtx_syn_ack(lsk, req);
+	if (req->num_timeout++ == 0)
+		atomic_dec(&inet_csk(lsk)->icsk_accept_queue.young);
+	mod_timer(&req->rsk_timer, jiffies + reqsk_timeout(req, TCP_RTO_MAX));
+}
+
 /**
  * deter_replay_req_rx() - a segment reached a request socket
  * @sk: the request socket (TCP_NEW_SYN_RECV), unlocked; in softirq,
  *	under RCU
  * @skb: the segment, its IPCB intact
  *
- * The segments that will create a replayed passive end are made its
- * first arrival as the original's driver built it, when its log has that
- * arrival's shape (deter_rpl_shape_child()), and go on at once.
+ * The request socket's timeouts the log has before this segment run
+ * first. The segments that will create a replayed passive end are made
+ * its first arrival as the original's driver built it, when its log has
+ * that arrival's shape (deter_rpl_shape_child()), and go on at once.
  *
  * Return: true if the replay took @skb.
  */
@@ -768,18 +786,27 @@ bool deter_replay_req_rx(struct sock *sk, struct sk_buff *skb)
 	struct sk_buff_head out;
 	struct deter_rpl *rpl;
 	struct sk_buff *f;
-	bool taken;
+	bool taken = false;
+	u32 due;
 
 	if (!READ_ONCE(deter_rpl_armed) || skb->protocol != htons(ETH_P_IP) ||
-	    skb->skb_iif == LOOPBACK_IFINDEX)
+	    skb->mark == DETER_RPL_SHAPED_MARK)
 		return false;
 	/* Addresses are the listener's, as for the child: matched by ports. */
 	rpl = deter_rpl_find_child(sk->sk_num, ntohs(sk->sk_dport));
-	if (!rpl || !rpl->shaped)
+	if (!rpl)
 		return false;
 	__skb_queue_head_init(&out);
 	spin_lock(&rpl->lock);
-	taken = deter_rpl_shape_child(rpl, skb, &out);
+	due = deter_rpl_req_timeouts_due(rpl, U32_MAX);
+	rpl->req_rx++;
+	spin_unlock(&rpl->lock);
+	while (due--)
+		deter_rpl_req_timeout(sk);
+	spin_lock(&rpl->lock);
+	/* Over lo the original's arrivals were the sender's skbs too. */
+	if (rpl->shaped && skb->skb_iif != LOOPBACK_IFINDEX)
+		taken = deter_rpl_shape_child(rpl, skb, &out);
 	spin_unlock(&rpl->lock);
 	while ((f = __skb_dequeue(&out)))
 		deter_rpl_reinject(sk, f, false);

@@ -480,3 +480,32 @@ u32 deter_rpl_child_ev(const struct deter_rpl *rpl)
 	return U32_MAX;
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_rpl_child_ev);
+
+/**
+ * deter_rpl_req_timeouts_due() - take the request socket's timeouts due
+ * @rpl: the script of the passive end being made; under rpl->lock
+ * @max: how many to take at most
+ *
+ * A timeout the log has (NET SYNACK_TIMER) after a of the peer's
+ * segments had reached the request socket is due once that many have
+ * here (rpl->req_rx), and before the next one is handed on.
+ *
+ * Return: how many were due (at most @max), now counted as run.
+ */
+u32 deter_rpl_req_timeouts_due(struct deter_rpl *rpl, u32 max)
+{
+	const struct deter_replay_ev *e;
+	u32 i, n = 0, due = 0;
+
+	for (i = 0; i < rpl->hdr.nevents && i < DETER_RPL_LOOKAHEAD &&
+	     due < max; i++) {
+		e = &rpl->ev[i];
+		if (e->type != DETER_EV_NET || e->sub != DETER_NET_SYNACK_TIMER)
+			continue;
+		if (n++ >= rpl->req_timeouts && e->a <= rpl->req_rx)
+			due++;
+	}
+	rpl->req_timeouts += due;
+	return due;
+}
+EXPORT_SYMBOL_IF_KUNIT(deter_rpl_req_timeouts_due);

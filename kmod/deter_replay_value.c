@@ -359,7 +359,7 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 	 * fields: no sk_protocol.
 	 */
 	if (what != DETER_VAL_SYNACK_CLOCK && what != DETER_VAL_TW_TSVAL &&
-	    sk->sk_protocol != IPPROTO_TCP)
+	    what != DETER_VAL_REQ_TIMER && sk->sk_protocol != IPPROTO_TCP)
 		return false;
 
 	switch (what) {
@@ -407,6 +407,21 @@ bool deter_replay_value(const struct sock *sk, const struct sk_buff *skb,
 		}
 		spin_unlock_bh(&rpl->lock);
 		return !!e;
+	case DETER_VAL_REQ_TIMER:
+		/*
+		 * @sk is a request socket whose timer expired, in softirq:
+		 * it runs if the log has a timeout due here, which it
+		 * counts as run; a timeout due before one of the peer's
+		 * segments runs ahead of it (deter_replay_req_rx()).
+		 */
+		rpl = deter_rpl_find_sk(sk);
+		if (!rpl || !READ_ONCE(rpl->armed) ||
+		    READ_ONCE(rpl->state) != DETER_RPL_LOADED)
+			return false;
+		spin_lock_bh(&rpl->lock);
+		*val = deter_rpl_req_timeouts_due(rpl, 1);
+		spin_unlock_bh(&rpl->lock);
+		return true;
 	case DETER_VAL_SYNACK_CLOCK:
 		/* @sk is the request socket; it may be in softirq. */
 		rpl = deter_rpl_find_sk(sk);

@@ -75,7 +75,7 @@ const char *rec_missing_what(uint64_t why)
 	case DETER_MISSING_SETTINGS:
 		return "a setting TCP reads changed during the connection";
 	case DETER_MISSING_SYNACK_TIMER:
-		return "a SYN-ACK its request socket's timer sent again (not replayed)";
+		return "when its request socket's timer sent the SYN-ACK again";
 	}
 	return NULL;
 }

@@ -66,7 +66,7 @@ static const char *const rec_lock_names[DETER_LOCK_MAX] = {
 };
 
 static const char *const rec_net_names[DETER_NET_MAX] = {
-	"gap", "late", "ce", "icmp", "tx-end", "shape",
+	"gap", "late", "ce", "icmp", "tx-end", "shape", "synack-timer",
 };
 
 /* What the metrics cache gave, VALUE HOST DETER_HOST_CACHED_CWND_CLAMP on. */
@@ -210,6 +210,15 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 			       sh.flags & DETER_SHAPE_F_CLONED ? " cloned" : "",
 			       sh.flags & DETER_SHAPE_F_PP_RECYCLE ? " page-pool" : "",
 			       sh.flags & DETER_SHAPE_F_CONT ? " cont" : "");
+			break;
+		}
+		if (e->sub == DETER_NET_SYNACK_TIMER) {
+			/* The request socket timed out and sent its SYN-ACK again. */
+			const char *fmt = json ?
+				"\"event\":\"net\",\"action\":\"synack-timer\",\"after\":%llu}\n" :
+				"net        synack-timer after %llu of the peer's segments\n";
+
+			printf(fmt, (unsigned long long)e->a);
 			break;
 		}
 		printf(json ?

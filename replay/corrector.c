@@ -147,6 +147,7 @@ struct corr_fstate {
 	uint64_t ref;			/* last index seen, for extension */
 	size_t next;			/* first position not delivered */
 	unsigned int nheld;		/* packets held for this flow */
+	unsigned int synacks;		/* SYN-ACKs seen */
 	size_t expire_to;		/* scratch: last position to give up */
 	int expire;			/* scratch: expire_to is set */
 };
@@ -564,6 +565,17 @@ static int corr_make_room(struct corr *c)
 	return corr_give_up(c, old->flow, old->pos, "hold pool full");
 }
 
+/* Was the peer's packet @ipid lost before the passive end's first arrival? */
+static int corr_head_lost(const struct corr_flow *f, uint16_t ipid)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nhead && i < CORR_HEAD_GAPS; i++)
+		if ((uint16_t)(ipid - f->head[i].ipid) < f->head[i].count)
+			return 1;
+	return 0;
+}
+
 /* Flow @fi's packet @id arrived, at position @pos of its arr[]. */
 static int corr_arrive(struct corr *c, size_t fi, size_t pos, uint32_t id)
 {
@@ -642,6 +654,14 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	if (pk.syn && !pk.ack && fs->f->have_syn_ipid &&
 	    (int16_t)(pk.ipid - fs->f->syn_ipid) < 0) {
 		c->st->dropped++;	/* a SYN lost in the original */
+		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+	}
+	if (pk.syn && !pk.ack && corr_head_lost(fs->f, pk.ipid)) {
+		c->st->dropped++;	/* a SYN sent again, lost in the original */
+		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
+	}
+	if (pk.syn && pk.ack && fs->synacks++ < fs->f->synack_drop) {
+		c->st->dropped++;	/* a SYN-ACK lost in the original */
 		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
 	if (pk.syn || !fs->f->narr) {

@@ -40,6 +40,9 @@ struct corr_arrival {
 	uint32_t segs;			/* GSO: positions it covers, 0/1: 1 */
 };
 
+/* Runs of packets lost before a passive end's first arrival, at most. */
+#define CORR_HEAD_GAPS	5
+
 /* One recorded connection, in the direction peer -> this host. */
 struct corr_flow {
 	uint32_t saddr, daddr;		/* peer, this host; host byte order */
@@ -49,6 +52,21 @@ struct corr_flow {
 	int have_syn_ipid;		/* 1: syn_ipid is known */
 	uint16_t syn_ipid;		/* IP ID of the SYN that got through */
 	int have_ctl;			/* 1: the peer's time-wait answers came */
+	/*
+	 * The peer's SYN-ACKs that never came: it sent more (its log's
+	 * SYN-ACK clocks) than this end got (SYN RX events). The first ones
+	 * are dropped: an end that got one is connected, and the peer sends
+	 * another only while it has no ACK.
+	 */
+	unsigned int synack_drop;
+	/*
+	 * The peer's packets lost between its SYN and this (passive) end's
+	 * first arrival, which the receiver logged as its first gaps: SYNs
+	 * it sent again among them are dropped too (numbered packets are
+	 * dropped as not among the arrivals).
+	 */
+	unsigned int nhead;
+	struct { uint16_t ipid, count; } head[CORR_HEAD_GAPS];
 	/*
 	 * The edges of the peer's series (log/rec_edge.c): its first IP ID
 	 * after the handshake, and the one past its last when the peer's

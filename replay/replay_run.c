@@ -139,12 +139,29 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 		.sport = hdr->dport, .dport = hdr->sport,
 		.arr = ctx->arr[e], .narr = ctx->narr[e],
 	};
-	struct corr_stats st = { 0 };
 	const struct rec_log *log = ctx->pair.log[e];
+	const struct rec_log *plog = ctx->pair.log[!e];
+	struct corr_stats st = { 0 };
+	unsigned int got = 0, sent = 0;
+	int child = 0;
 	char *err = NULL;
 	size_t i;
 
+	for (i = 0; i < plog->nevs; i++)
+		sent += plog->evs[i].type == DETER_EV_VALUE &&
+			plog->evs[i].sub == DETER_V_SYNACK_CLOCK;
 	for (i = 0; i < log->nevs; i++) {
+		const struct rec_ev *ev = &log->evs[i];
+
+		got += ev->type == DETER_EV_RX && (ev->b & DETER_RX_SYN);
+		/* The gaps logged before the first arrival's CHILD_IPID. */
+		if (ev->type == DETER_EV_VALUE && ev->sub == DETER_V_CHILD_IPID)
+			child = 1;
+		if (!child && ev->type == DETER_EV_NET && ev->sub == DETER_NET_GAP &&
+		    flow.nhead < CORR_HEAD_GAPS) {
+			flow.head[flow.nhead].ipid = (uint16_t)ev->a;
+			flow.head[flow.nhead++].count = (uint16_t)ev->b;
+		}
 		if (log->evs[i].type == DETER_EV_VALUE &&
 		    log->evs[i].sub == DETER_V_SYN_IPID) {
 			flow.have_syn_ipid = 1;
@@ -154,6 +171,7 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 		    (log->evs[i].b & DETER_RX_CTL))
 			flow.have_ctl = 1;
 	}
+	flow.synack_drop = sent > got ? sent - got : 0;
 	flow.split = ctx->rebuild[e];
 	/* The edges of the peer's series that only the pair shows. */
 	flow.have_first = !!(hdr->edges & DETER_EDGE_RX);

@@ -440,6 +440,34 @@ static void deter_replay_batch_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, deter_rpl_batch_due(rpl));
 }
 
+/*
+ * A request socket's timeouts run where the log has them among the
+ * peer's segments: two before any came, one after the second.
+ */
+static void deter_replay_req_timeouts_test(struct kunit *test)
+{
+	const struct deter_replay_ev ev[] = {
+		EV(DETER_EV_VALUE, DETER_V_SYN_IPID, 100, 0),
+		EV(DETER_EV_NET, DETER_NET_SYNACK_TIMER, 0, 0),
+		EV(DETER_EV_NET, DETER_NET_SYNACK_TIMER, 0, 0),
+		EV(DETER_EV_NET, DETER_NET_SYNACK_TIMER, 2, 0),
+		EV(DETER_EV_VALUE, DETER_V_CHILD_IPID, 103, 1),
+	};
+	struct deter_rpl *rpl = deter_rpl_test_script(test, ev, ARRAY_SIZE(ev));
+
+	rpl->state = DETER_RPL_LOADED;
+	/* The real timer expired: one at a time. */
+	KUNIT_EXPECT_EQ(test, deter_rpl_req_timeouts_due(rpl, 1), 1U);
+	/* A segment came: the rest due before it run first. */
+	KUNIT_EXPECT_EQ(test, deter_rpl_req_timeouts_due(rpl, U32_MAX), 1U);
+	rpl->req_rx = 1;
+	KUNIT_EXPECT_EQ(test, deter_rpl_req_timeouts_due(rpl, U32_MAX), 0U);
+	rpl->req_rx = 2;
+	KUNIT_EXPECT_EQ(test, deter_rpl_req_timeouts_due(rpl, U32_MAX), 1U);
+	KUNIT_EXPECT_EQ(test, deter_rpl_req_timeouts_due(rpl, U32_MAX), 0U);
+	KUNIT_EXPECT_EQ(test, rpl->req_timeouts, 3U);
+}
+
 static struct kunit_case deter_replay_cases[] = {
 	KUNIT_CASE(deter_replay_validate_ok_test),
 	KUNIT_CASE(deter_replay_validate_header_test),
@@ -452,6 +480,7 @@ static struct kunit_case deter_replay_cases[] = {
 	KUNIT_CASE(deter_replay_next_value_test),
 	KUNIT_CASE(deter_replay_signal_test),
 	KUNIT_CASE(deter_replay_batch_test),
+	KUNIT_CASE(deter_replay_req_timeouts_test),
 	{}
 };
 

@@ -265,6 +265,12 @@ switch_drop_first_ack() {
 	switch_nft drop_ack "ip saddr $1 tcp flags == ack ip length <= 52 numgen inc mod 1000000000 == 0 counter drop"
 }
 
+# switch_drop_nth_syn FROM N: the switch drops the Nth (1-based) SYN
+# from FROM.
+switch_drop_nth_syn() {
+	switch_nft drop_nth_syn "ip saddr $1 tcp flags & (syn | ack) == syn numgen inc mod 1000000000 == $(($2 - 1)) counter drop"
+}
+
 # switch_drop_nth FROM_IP N: drop exactly the Nth (1-based) data-carrying
 # packet from FROM_IP that the switch forwards, and nothing else.
 switch_drop_nth() {

@@ -495,16 +495,24 @@ splice_read_check() {
 	log_test $CHECK_RC "$name: B's log has the ${got:-?} splice() calls tcpwl made, 1000000 bytes, each with its pipe's room ($full of $calls with all $slots buffers free)"
 }
 
-# net_ids PCAP: per non-SYN packet of PCAP, IP ID, IP length, TCP
-# header length, TCP length, FIN, ECN field, and the segments it holds:
-# a GSO packet (IP length over the 1500-byte MTU) one per MSS of data.
+# net_ids PCAP [SYN_ID]: per non-SYN packet of PCAP, and SYN sent again
+# after the one of IP ID SYN_ID, IP ID, IP length, TCP header length,
+# TCP length, FIN, ECN field, and the segments it holds: a GSO packet
+# (IP length over the 1500-byte MTU) one per MSS of data.
 net_ids() {
-	local id len hdr tl fin ecn m segs
+	local id len hdr tl fin ecn syn m segs
 
-	tshark -r "$1" -n -Y 'tcp.flags.syn == 0' -T fields -E separator=' ' \
+	tshark -r "$1" -n -Y 'tcp.flags.syn == 0 || tcp.flags.ack == 0' -T fields -E separator=' ' \
 		-e ip.id -e ip.len -e tcp.hdr_len -e tcp.len -e tcp.flags.fin \
-		-e ip.dsfield.ecn 2>/dev/null |
-	while read -r id len hdr tl fin ecn; do
+		-e ip.dsfield.ecn -e tcp.flags.syn 2>/dev/null |
+	while read -r id len hdr tl fin ecn syn; do
+		# A SYN sent again after the one the handshake began with (the
+		# receiver's first, $2) is of the series; that one and those
+		# before it are not.
+		if [ "$syn" = 1 ] || [ "$syn" = True ]; then
+			[ -n "${2:-}" ] && [ $(((id - $2 + 65536) % 65536)) -ge 1 ] &&
+				[ $(((id - $2 + 65536) % 65536)) -lt 32768 ] || continue
+		fi
 		segs=1
 		if [ "$len" -gt 1500 ] && [ "$tl" -gt 0 ]; then
 			m=$((1480 - hdr))
@@ -544,7 +552,11 @@ log_arrivals() {
 # data after the sender's FIN is its time-wait socket's answer, outside
 # the series. SYNs are outside the series too (net_ids).
 net_truth() {
-	{ net_ids "$1" | sed 's/^/s /'; net_ids "$2" | sed 's/^/r /'; } |
+	local syn
+
+	syn=$(tshark -r "$2" -n -Y 'tcp.flags.syn == 1 && tcp.flags.ack == 0' -T fields \
+		-e ip.id 2>/dev/null | head -1)
+	{ net_ids "$1" "$((syn))" | sed 's/^/s /'; net_ids "$2" "$((syn))" | sed 's/^/r /'; } |
 	awk 'function unwrap(w, id,   d) {
 		     if (!(w in last)) last[w] = (w == "s" || !ns) ? id : first
 		     if (w == "s" && !ns) first = id
