@@ -551,7 +551,12 @@ enum deter_sysctl {
 enum {
 	DETER_RX_ECN_MASK = 0x3,
 	DETER_RX_OWNED = 0x4,	/* socket owned by a process: backlogged */
-	DETER_RX_SYN = 0x8,	/* SYN set: not counted in the IP ID series */
+	/*
+	 * SYN set: not counted in the IP ID series; c is its TS value + 1
+	 * (0: it had no TS option), which tells the replay which of the
+	 * peer's SYN-ACKs came
+	 */
+	DETER_RX_SYN = 0x8,
 	/*
 	 * Sent by the peer host's control socket for a socket that no
 	 * longer holds the connection (its time-wait socket's ACK, a
@@ -563,6 +568,9 @@ enum {
 	DETER_RX_CTL = 0x10,
 	DETER_RX_FLAGS = 0x1f,	/* all of the above */
 };
+
+/* RX flags whose c is a TS value + 1, not segments. */
+#define DETER_RX_TS	(DETER_RX_SYN | DETER_RX_CTL)
 
 /* Connection flags in struct deter_conn_info. */
 enum {

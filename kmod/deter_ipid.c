@@ -30,6 +30,7 @@
  */
 #include <kunit/visibility.h>
 #include <linux/export.h>
+#include <linux/string.h>
 
 #include "deter_ipid.h"
 
@@ -99,8 +100,12 @@ unsigned int deter_ipid_head_gap(u16 syn_id, const u16 *again,
 		d = first_id - again[i];
 		if (!d || d >= back[0])
 			continue;	/* not between the SYN and @first_id */
-		for (j = n; j > 0 && back[j - 1] < d; j--)
-			back[j] = back[j - 1];
+		j = n;
+		while (j > 0 && back[j - 1] < d)
+			j--;
+		if (back[j - 1] == d)
+			continue;	/* the network duplicated it */
+		memmove(&back[j + 1], &back[j], (n - j) * sizeof(back[0]));
 		back[j] = d;
 		n++;
 	}

@@ -347,8 +347,11 @@ void deter_rec_sk_rx(struct sock *sk, const struct sk_buff *skb)
 	if (sock_owned_by_user(sk))
 		flags |= DETER_RX_OWNED;
 	if (th->syn) {
+		/* A SYN-ACK's TS value tells the replay which ones came. */
 		seq = deter_rec_emit(ds, DETER_EV_RX, 0, 0,
-				     flags | DETER_RX_SYN, 0);
+				     flags | DETER_RX_SYN,
+				     deter_rec_tsval(th, &tsval) ?
+				     (u64)tsval + 1 : 0);
 		if (!(flags & DETER_RX_OWNED))
 			deter_rec_checkpoint(ds, sk, seq);
 		return;

@@ -731,6 +731,7 @@ bool deter_replay_sk_icmp(struct sock *sk)
  * like every later arrival in deter_replay_sk_rx(). Under rpl->lock.
  */
 static bool deter_rpl_child_check(struct deter_rpl *rpl,
+				  const struct sock *newsk,
 				  const struct sk_buff *skb)
 {
 	const struct deter_replay_ev *e;
@@ -741,6 +742,12 @@ static bool deter_rpl_child_check(struct deter_rpl *rpl,
 	e = &rpl->ev[i];
 	if (rpl->child_why[0]) {
 		deter_rpl_diverge(rpl, "event %u: %s", e->seq, rpl->child_why);
+		return true;
+	}
+	if (tcp_sk(newsk)->total_rto != deter_rpl_req_timeouts_logged(rpl)) {
+		deter_rpl_diverge(rpl, "event %u: the request socket timed out %u times, logged %u",
+				  e->seq, tcp_sk(newsk)->total_rto,
+				  deter_rpl_req_timeouts_logged(rpl));
 		return true;
 	}
 	if (segs == max_t(u64, e->b, 1))
@@ -761,11 +768,16 @@ static void deter_rpl_req_timeout(struct sock *sk)
 	struct request_sock *req = inet_reqsk(sk);
 	struct sock *lsk = req->rsk_listener;
 
+	/* Another CPU made the child, or dropped the request: no timeout. */
+	if (sk_unhashed(sk) || inet_sk_state_load(lsk) != TCP_LISTEN)
+		return;
 	req->rsk_ops->syn_ack_timeout(req);
 	inet_rtx_syn_ack(lsk, req);
 	if (req->num_timeout++ == 0)
 		atomic_dec(&inet_csk(lsk)->icsk_accept_queue.young);
-	mod_timer(&req->rsk_timer, jiffies + reqsk_timeout(req, TCP_RTO_MAX));
+	/* Only a timer still pending holds the request: never arm one anew. */
+	mod_timer_pending(&req->rsk_timer,
+			  jiffies + reqsk_timeout(req, TCP_RTO_MAX));
 }
 
 /**
@@ -798,6 +810,11 @@ bool deter_replay_req_rx(struct sock *sk, struct sk_buff *skb)
 		return false;
 	__skb_queue_head_init(&out);
 	spin_lock(&rpl->lock);
+	if (rpl->ended || rpl->child_why[0]) {
+		/* Over, or its first arrival failed: segments go on as they are. */
+		spin_unlock(&rpl->lock);
+		return false;
+	}
 	due = deter_rpl_req_timeouts_due(rpl, U32_MAX);
 	rpl->req_rx++;
 	spin_unlock(&rpl->lock);
@@ -841,7 +858,7 @@ void deter_replay_clone(struct deter_sock *ds, struct sock *newsk,
 	spin_lock_bh(&rpl->lock);
 	deter_rpl_bind(rpl, newsk);
 	bound = rpl->sk == newsk;
-	diverged = skb && bound && deter_rpl_child_check(rpl, skb);
+	diverged = skb && bound && deter_rpl_child_check(rpl, newsk, skb);
 	now = rpl->jiffies;
 	spin_unlock_bh(&rpl->lock);
 	if (diverged)

@@ -481,6 +481,17 @@ u32 deter_rpl_child_ev(const struct deter_rpl *rpl)
 }
 EXPORT_SYMBOL_IF_KUNIT(deter_rpl_child_ev);
 
+/* The request socket's timeouts the log has (NET SYNACK_TIMER). */
+u32 deter_rpl_req_timeouts_logged(const struct deter_rpl *rpl)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < rpl->hdr.nevents && i < DETER_RPL_LOOKAHEAD; i++)
+		n += rpl->ev[i].type == DETER_EV_NET &&
+		     rpl->ev[i].sub == DETER_NET_SYNACK_TIMER;
+	return n;
+}
+
 /**
  * deter_rpl_req_timeouts_due() - take the request socket's timeouts due
  * @rpl: the script of the passive end being made; under rpl->lock

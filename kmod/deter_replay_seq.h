@@ -194,6 +194,7 @@ bool deter_rpl_rx_match(const struct deter_replay_ev *e, bool syn, bool ctl,
 u32 deter_rpl_rx_find(const struct deter_rpl *rpl, bool syn, bool ctl, u64 idx);
 bool deter_rpl_skb_ctl(const struct sk_buff *skb);
 u32 deter_rpl_child_ev(const struct deter_rpl *rpl);
+u32 deter_rpl_req_timeouts_logged(const struct deter_rpl *rpl);
 u32 deter_rpl_req_timeouts_due(struct deter_rpl *rpl, u32 max);
 u64 deter_rpl_rx_idx(const struct deter_sock *ds, const struct sk_buff *skb);
 struct sk_buff *deter_rpl_held_find(struct deter_rpl *rpl,

@@ -158,8 +158,8 @@ void rec_log_ctx_after(struct rec_log_ctx *c, const struct rec_ev *e,
 	switch (e->type) {
 	case DETER_EV_RX:
 		c->rx_last = e->a;
-		/* A CTL's c is a TS value, not segments: a is the expected. */
-		c->rx_expect = e->a + (e->b & DETER_RX_CTL ? 0 : e->c);
+		/* A CTL's or SYN's c is a TS value, not segments: a is the expected. */
+		c->rx_expect = e->a + (e->b & DETER_RX_TS ? 0 : e->c);
 		break;
 	case DETER_EV_NET:
 		if (e->sub != DETER_NET_SHAPE)

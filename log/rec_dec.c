@@ -343,7 +343,7 @@ static int rec_log_dec_fields(struct rec_log_dec *d, unsigned int type,
 		if (e->b & ~(uint64_t)DETER_RX_FLAGS)
 			return rec_err(d->err, "body+%zu: unknown rx flags 0x%llx", at,
 				       (unsigned long long)e->b);
-		if ((e->b & DETER_RX_CTL) && e->c > UINT32_MAX + 1ULL)
+		if ((e->b & DETER_RX_TS) && e->c > UINT32_MAX + 1ULL)
 			return rec_err(d->err, "body+%zu: rx TS value %llu out of range", at,
 				       (unsigned long long)e->c - 1);
 		return 0;

@@ -142,13 +142,13 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 		if (json) {
 			printf("\"event\":\"rx\",\"index\":%llu,\"segs\":%llu,\"ecn\":%llu,",
 			       (unsigned long long)e->a,
-			       (unsigned long long)(e->b & DETER_RX_CTL ? 0 : e->c),
+			       (unsigned long long)(e->b & DETER_RX_TS ? 0 : e->c),
 			       (unsigned long long)(e->b & DETER_RX_ECN_MASK));
 			printf("\"backlogged\":%s,\"syn\":%s,\"time_wait\":%s",
 			       e->b & DETER_RX_OWNED ? "true" : "false",
 			       e->b & DETER_RX_SYN ? "true" : "false",
 			       e->b & DETER_RX_CTL ? "true" : "false");
-			if ((e->b & DETER_RX_CTL) && e->c)
+			if ((e->b & DETER_RX_TS) && e->c)
 				printf(",\"tsval\":%llu", (unsigned long long)e->c - 1);
 			printf("}\n");
 		} else if (e->b & DETER_RX_CTL) {
@@ -160,7 +160,10 @@ static void rec_show_event(const struct rec_log *log, const struct rec_ev *e,
 				printf("control socket, no TS");
 			printf("%s\n", e->b & DETER_RX_OWNED ? " backlogged" : "");
 		} else if (e->b & DETER_RX_SYN) {
-			printf("rx         SYN%s\n", e->b & DETER_RX_OWNED ? " backlogged" : "");
+			printf("rx         SYN");
+			if (e->c)
+				printf(", TS value %llu", (unsigned long long)e->c - 1);
+			printf("%s\n", e->b & DETER_RX_OWNED ? " backlogged" : "");
 		} else {
 			printf("rx         ipid %llu x%llu ecn %llu%s\n",
 			       (unsigned long long)(e->a & 0xffff), (unsigned long long)e->c,

@@ -187,6 +187,8 @@ struct corr_pkt {
 	unsigned int ihl;		/* IP header length, bytes */
 	int syn, ack;
 	int bare;			/* no TCP payload */
+	int have_ts;			/* 1: tsval is the TS option's */
+	uint32_t tsval;
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -387,6 +389,32 @@ static int corr_verdict(struct corr *c, uint32_t id, int verdict, uint32_t mark)
 }
 
 /* Parse an IPv4 TCP packet's headers; -1 if it is anything else. */
+/* The TS option's value of TCP header @th (@len bytes at hand), if any. */
+static void corr_parse_ts(const uint8_t *th, uint32_t len, struct corr_pkt *pk)
+{
+	uint32_t off = 20, end = (th[12] >> 4) * 4u;
+
+	pk->have_ts = 0;
+	pk->tsval = 0;
+	if (end > len)
+		end = len;
+	while (off < end && th[off] != 0) {	/* 0: end of options */
+		if (th[off] == 1) {		/* NOP */
+			off++;
+			continue;
+		}
+		if (off + 1 >= end || th[off + 1] < 2 || off + th[off + 1] > end)
+			return;
+		if (th[off] == 8 && th[off + 1] == 10) {
+			pk->have_ts = 1;
+			pk->tsval = (uint32_t)th[off + 2] << 24 | th[off + 3] << 16 |
+				    th[off + 4] << 8 | th[off + 5];
+			return;
+		}
+		off += th[off + 1];
+	}
+}
+
 static int corr_parse(const uint8_t *p, uint32_t len, struct corr_pkt *pk)
 {
 	const uint8_t *th;
@@ -411,6 +439,7 @@ static int corr_parse(const uint8_t *p, uint32_t len, struct corr_pkt *pk)
 	pk->syn = !!(th[13] & 0x02);
 	pk->ack = !!(th[13] & 0x10);
 	pk->bare = tot == pk->ihl + (th[12] >> 4) * 4;
+	corr_parse_ts(th, len - pk->ihl, pk);
 	return 0;
 }
 
@@ -565,6 +594,24 @@ static int corr_make_room(struct corr *c)
 	return corr_give_up(c, old->flow, old->pos, "hold pool full");
 }
 
+/*
+ * Did the original's receiver never get SYN-ACK @pk? It logged the TS
+ * value of each it got; without them (no timestamps) the first ones the
+ * peer sent are taken to be those lost.
+ */
+static int corr_synack_lost(struct corr_fstate *fs, const struct corr_pkt *pk)
+{
+	const struct corr_flow *f = fs->f;
+	unsigned int i;
+
+	if (!f->nsynack_ts || !pk->have_ts)
+		return fs->synacks++ < f->synack_drop;
+	for (i = 0; i < f->nsynack_ts && i < CORR_SYNACK_TS; i++)
+		if (f->synack_ts[i] == pk->tsval)
+			return 0;
+	return 1;
+}
+
 /* Was the peer's packet @ipid lost before the passive end's first arrival? */
 static int corr_head_lost(const struct corr_flow *f, uint16_t ipid)
 {
@@ -623,7 +670,7 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 	struct corr *c = data;
 	struct nfqnl_msg_packet_hdr *ph;
 	struct corr_fstate *fs;
-	struct corr_pkt pk;
+	struct corr_pkt pk = { 0 };
 	uint32_t id, len = 0, skbinfo = 0;
 	uint8_t *pkt = NULL;
 	long long fi, pos;
@@ -660,7 +707,7 @@ static int corr_pkt_cb(const struct nlmsghdr *nlh, void *data)
 		c->st->dropped++;	/* a SYN sent again, lost in the original */
 		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}
-	if (pk.syn && pk.ack && fs->synacks++ < fs->f->synack_drop) {
+	if (pk.syn && pk.ack && corr_synack_lost(fs, &pk)) {
 		c->st->dropped++;	/* a SYN-ACK lost in the original */
 		return corr_verdict(c, id, NF_DROP, 0) ? MNL_CB_ERROR : MNL_CB_OK;
 	}

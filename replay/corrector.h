@@ -40,6 +40,9 @@ struct corr_arrival {
 	uint32_t segs;			/* GSO: positions it covers, 0/1: 1 */
 };
 
+/* SYN-ACKs an active end got whose TS values are kept, at most. */
+#define CORR_SYNACK_TS	8
+
 /* Runs of packets lost before a passive end's first arrival, at most. */
 #define CORR_HEAD_GAPS	5
 
@@ -54,11 +57,14 @@ struct corr_flow {
 	int have_ctl;			/* 1: the peer's time-wait answers came */
 	/*
 	 * The peer's SYN-ACKs that never came: it sent more (its log's
-	 * SYN-ACK clocks) than this end got (SYN RX events). The first ones
-	 * are dropped: an end that got one is connected, and the peer sends
-	 * another only while it has no ACK.
+	 * SYN-ACK clocks) than this end got (SYN RX events). Those whose TS
+	 * value is not among the ones this end got are dropped; without TS
+	 * values, the first ones.
 	 */
 	unsigned int synack_drop;
+	/* The TS values of the peer's SYN-ACKs this end got, when logged. */
+	unsigned int nsynack_ts;
+	uint32_t synack_ts[CORR_SYNACK_TS];
 	/*
 	 * The peer's packets lost between its SYN and this (passive) end's
 	 * first arrival, which the receiver logged as its first gaps: SYNs

@@ -153,12 +153,17 @@ replay_corr_child(const struct replay_ctx *ctx, const struct replay_host *h,
 	for (i = 0; i < log->nevs; i++) {
 		const struct rec_ev *ev = &log->evs[i];
 
-		got += ev->type == DETER_EV_RX && (ev->b & DETER_RX_SYN);
+		if (ev->type == DETER_EV_RX && (ev->b & DETER_RX_SYN)) {
+			got++;
+			/* Its TS value + 1, if it had one. */
+			if (ev->c && flow.nsynack_ts < CORR_SYNACK_TS)
+				flow.synack_ts[flow.nsynack_ts++] = (uint32_t)(ev->c - 1);
+		}
 		/* The gaps logged before the first arrival's CHILD_IPID. */
 		if (ev->type == DETER_EV_VALUE && ev->sub == DETER_V_CHILD_IPID)
 			child = 1;
-		if (!child && ev->type == DETER_EV_NET && ev->sub == DETER_NET_GAP &&
-		    flow.nhead < CORR_HEAD_GAPS) {
+		if (!child && flow.have_syn_ipid && ev->type == DETER_EV_NET &&
+		    ev->sub == DETER_NET_GAP && flow.nhead < CORR_HEAD_GAPS) {
 			flow.head[flow.nhead].ipid = (uint16_t)ev->a;
 			flow.head[flow.nhead++].count = (uint16_t)ev->b;
 		}

@@ -92,6 +92,8 @@ static void deter_ipid_head_gap_test(struct kunit *test)
 		{ 100, 103, { 101, 102 }, 2 },
 		/* SYNs outside the handshake's IDs count for nothing. */
 		{ 100, 102, { 100, 102, 99 }, 3, 1, { { 101, 1 } } },
+		/* A SYN again the network duplicated counts once. */
+		{ 100, 104, { 102, 102 }, 2, 2, { { 101, 1 }, { 103, 1 } } },
 		/* More SYNs again than kept: unknown, none counted. */
 		{ 100, 110, { 101, 102, 103, 104, 105 }, 5 },
 	};

@@ -556,7 +556,7 @@ net_truth() {
 
 	syn=$(tshark -r "$2" -n -Y 'tcp.flags.syn == 1 && tcp.flags.ack == 0' -T fields \
 		-e ip.id 2>/dev/null | head -1)
-	{ net_ids "$1" "$((syn))" | sed 's/^/s /'; net_ids "$2" "$((syn))" | sed 's/^/r /'; } |
+	{ net_ids "$1" "${syn:+$((syn))}" | sed 's/^/s /'; net_ids "$2" "${syn:+$((syn))}" | sed 's/^/r /'; } |
 	awk 'function unwrap(w, id,   d) {
 		     if (!(w in last)) last[w] = (w == "s" || !ns) ? id : first
 		     if (w == "s" && !ns) first = id

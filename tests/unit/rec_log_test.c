@@ -519,14 +519,16 @@ static void check_refused(const uint8_t *buf, size_t len, size_t n, const char *
 }
 
 /*
- * An RX CTL (the peer's time-wait answer) keeps its TS value in c and
- * leaves the IP ID series where it was: the segment after it is expected
- * at the same index, and the log says so back exactly. A flag deter.ko
- * does not have is refused, naming the offset.
+ * An RX CTL (the peer's time-wait answer) and an RX SYN (a SYN-ACK) keep
+ * their TS value in c and leave the IP ID series where it was: the
+ * segment after it is expected at the same index, and the log says so
+ * back exactly. A flag deter.ko does not have is refused, naming the
+ * offset.
  */
 static void test_rx_ctl(void)
 {
 	struct rec_ev ev[] = {
+		{ .type = DETER_EV_RX, .b = DETER_RX_SYN, .c = 4195426723ULL },
 		{ .type = DETER_EV_RX, .a = 65534, .c = 1 },
 		{ .type = DETER_EV_RX, .a = 65535, .c = 1 },
 		{ .type = DETER_EV_RX, .a = 65536, .b = DETER_RX_CTL, .c = 4195426723ULL },
@@ -540,7 +542,7 @@ static void test_rx_ctl(void)
 
 	check_roundtrip(ev, n, &buf, &len);
 	free(buf);
-	ev[3].b = DETER_RX_FLAGS + 1;
+	ev[4].b = DETER_RX_FLAGS + 1;
 	UNIT_CHECK(rec_log_encode(ev, n, NULL, &buf, &len, NULL) == 0);
 	check_refused(buf, len, n, ": unknown rx flags 0x20");
 	free(buf);
