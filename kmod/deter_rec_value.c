@@ -239,6 +239,20 @@ deter_rec_hs_slot(struct deter_rec_hs *tab, u32 netns, __be32 laddr, u16 lport,
 EXPORT_SYMBOL_IF_KUNIT(deter_rec_hs_slot);
 
 /*
+ * The slot of request socket @req's handshake, if it saw the SYN; NULL
+ * else. Under deter_rec_hs_lock.
+ */
+static struct deter_rec_hs *deter_rec_hs_of_req(const struct sock *req)
+{
+	struct deter_rec_hs *h;
+
+	h = deter_rec_hs_slot(deter_rec_hs, sock_net(req)->ns.inum,
+			      req->sk_rcv_saddr, req->sk_num, req->sk_daddr,
+			      ntohs(req->sk_dport), false, jiffies);
+	return h && h->have_syn ? h : NULL;
+}
+
+/*
  * A request socket's SYN-ACK timer expired (DETER_VAL_REQ_TIMER): kept
  * with the peer's segments counted so far, where the replay runs it.
  */
@@ -247,10 +261,8 @@ static void deter_rec_req_timer(const struct sock *req)
 	struct deter_rec_hs *h;
 
 	spin_lock_bh(&deter_rec_hs_lock);
-	h = deter_rec_hs_slot(deter_rec_hs, sock_net(req)->ns.inum,
-			      req->sk_rcv_saddr, req->sk_num, req->sk_daddr,
-			      ntohs(req->sk_dport), false, jiffies);
-	if (h && h->have_syn) {
+	h = deter_rec_hs_of_req(req);
+	if (h) {
 		if (h->ntimer < DETER_REC_SYNACK_MAX)
 			h->timer_at[h->ntimer++] = h->nreq;
 		else
@@ -409,10 +421,7 @@ u64 deter_rec_value(const struct sock *sk, const struct sk_buff *skb,
 	}
 	if (what == DETER_VAL_SYNACK_CLOCK) {
 		spin_lock_bh(&deter_rec_hs_lock);
-		h = deter_rec_hs_slot(deter_rec_hs, sock_net(sk)->ns.inum,
-				      sk->sk_rcv_saddr, sk->sk_num,
-				      sk->sk_daddr, ntohs(sk->sk_dport), false,
-				      jiffies);
+		h = deter_rec_hs_of_req(sk);
 		if (h && h->n < DETER_REC_SYNACK_MAX)
 			h->ns[h->n++] = val;
 		spin_unlock_bh(&deter_rec_hs_lock);
@@ -568,10 +577,8 @@ void deter_rec_req_rx(const struct sock *req, const struct sk_buff *skb)
 	if (!READ_ONCE(deter_rec_armed) || skb->protocol != htons(ETH_P_IP))
 		return;
 	spin_lock_bh(&deter_rec_hs_lock);
-	h = deter_rec_hs_slot(deter_rec_hs, sock_net(req)->ns.inum,
-			      req->sk_rcv_saddr, req->sk_num, req->sk_daddr,
-			      ntohs(req->sk_dport), false, jiffies);
-	if (h && h->have_syn) {
+	h = deter_rec_hs_of_req(req);
+	if (h) {
 		if (h->nreq < U8_MAX)
 			h->nreq++;
 		/* A SYN sent again; an ACK is the child's, or one not taken. */
